@@ -1833,7 +1833,9 @@ def _activation_tip(c: Candidate, free: float) -> str | None:
     if not (w.training and not w.gradient_checkpointing and large and tight):
         return None
     per = _per_gpu_batch(c)
-    if per <= 1:
+    # an optimizer stepping in backward keeps no gradient to accumulate: a smaller
+    # micro-batch would be a smaller update, so checkpointing is the word
+    if per <= 1 or w.optimizer_in_backward:
         return (
             f"Activations take {gib(m.activations)} GiB; activation checkpointing cuts "
             f"them to a fraction for ~{_recompute_pct(w)} % more compute."
@@ -1867,10 +1869,15 @@ def _training_headroom(c: Candidate, backend: str | None) -> str:
     does not change the micro-batch the engine chose for it."""
     watch = f"watch {PEAK_MEMORY_CALL.get(backend or '', 'torch.cuda.max_memory_allocated()')}"
     per = _per_gpu_batch(c)
-    if per > 1:
+    if per > 1 and not c.work.optimizer_in_backward:
         return (
             f"{watch}; for room, run per_device_train_batch_size {per // 2} with twice the "
             "gradient-accumulation steps (the same update, a little slower)."
+        )
+    if per > 1:
+        return (
+            f"{watch}; with the optimizer stepping in backward the batch cannot run as "
+            f"gradient-accumulation steps{_what_frees(c)}."
         )
     return f"{watch}; the micro-batch is one sample a GPU already{_what_frees(c)}."
 

@@ -35,7 +35,6 @@ from app.domain import efficiency, formats, llm_step
 from app.domain.efficiency import EfficiencyTable
 from app.domain.figures import sig_figs
 from app.domain.gpu import GpuSpec
-from app.domain.topology import NODE_GPUS
 from app.domain.units import gib
 from app.domain.workload import ModelSpec, allocator_slack, context_gb, replicated_weight_bytes
 from app.vocab import SERVING_PRECISION_ORDER as PRECISION_ORDER
@@ -430,15 +429,12 @@ def weights_per_gpu(m: ModelSpec, precision: str, rt: RuntimeProfile, n: int) ->
     plus, under tensor parallelism, the weights every rank keeps whole beyond that share
     (workload.replicated_weight_bytes: latent attention's down-projections)."""
     held = held_weights(m, precision, rt) / max(1, n)
-    if n <= 1:
-        return held
-    if rt.multi_gpu != "tensor":
+    if n <= 1 or rt.multi_gpu != "tensor":
         return held  # a layer split: each GPU holds its own layers, none whole twice
-    tp = min(n, NODE_GPUS)
     value = formats.quantised_value_bytes(
         precision, rt.bits(precision), format_bits=rt.format_bits(precision)
     )
-    return held + replicated_weight_bytes(m, value, tp, max(1, n // tp))
+    return held + replicated_weight_bytes(m, value, n)
 
 
 def weight_bytes(

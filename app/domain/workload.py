@@ -1014,44 +1014,43 @@ def replicated_params(m: ModelSpec) -> float:
     return float(m.layers) * m.hidden_size * ((m.q_lora_rank or 0) + kv_lora + rope)
 
 
-def replicated_weight_bytes(m: ModelSpec, value_bytes: float, tp: int, stages: int = 1) -> float:
-    """Bytes each GPU of a replica holds beyond its even share (stored ÷ (tp × stages)): the
-    ``replicated_params`` every one of ``tp`` tensor-parallel ranks keeps whole rather than a
+def replicated_weight_bytes(m: ModelSpec, value_bytes: float, n: int) -> float:
+    """Bytes each of a tensor-parallel replica's ``n`` GPUs holds beyond its even share: the
+    ``replicated_params`` every one of its tp = min(n, a server) ranks keeps whole rather than a
     1/tp slice of, at ``value_bytes`` a weight (the format's quantised weight: DeepSeek's FP8
-    release stores q_a_proj and kv_a_proj_with_mqa in FP8), over a layer split's ``stages``,
-    each of which holds its own layers' copy. DeepSeek-V3 in FP8 at TP 8: 0.92 GB × 7/8 = 0.81
-    GB a GPU that the 1/8 share leaves out. 0 for a model without such weights or on one GPU."""
+    release stores q_a_proj and kv_a_proj_with_mqa in FP8), over the n ÷ tp stages beyond, each
+    of which holds its own layers' copy. DeepSeek-V3 in FP8 at TP 8: 0.92 GB × 7/8 = 0.81 GB a
+    GPU that the 1/8 share leaves out. 0 for a model without such weights or on one GPU."""
+    tp = min(n, NODE_GPUS)
     if tp <= 1:
         return 0.0
-    return replicated_params(m) * value_bytes * (1.0 - 1.0 / tp) / max(1, stages)
+    return replicated_params(m) * value_bytes * (1.0 - 1.0 / tp) / max(1, n // tp)
+
+
+def _tensor_span(work: WorkloadSpec, n: int) -> bool:
+    """Whether ``n`` GPUs of LLM inference run one tensor-parallel replica (the runtime's
+    ``span``; a layer split holds each layer once, on one GPU)."""
+    if n <= 1 or not work.is_llm_inference:
+        return False
+    table = work.efficiency
+    span = (table.runtime_value(work.runtime, "span") if table is not None else None) or "tensor"
+    return span == "tensor"
 
 
 def _kv_copies_held(work: WorkloadSpec, n: int) -> float:
     """Copies of the cache ``n`` GPUs of LLM inference hold (``kv_copies``): a tensor-parallel
     runtime's group of up to one server (its stages beyond hold their own layers); a layer
     split holds each layer's cache once."""
-    if n <= 1 or not work.is_llm_inference:
-        return 1.0
-    table = work.efficiency
-    span = (table.runtime_value(work.runtime, "span") if table is not None else None) or "tensor"
-    if span != "tensor":
-        return 1.0
-    return kv_copies(work.model, min(n, NODE_GPUS))
+    return kv_copies(work.model, min(n, NODE_GPUS)) if _tensor_span(work, n) else 1.0
 
 
 def _replicated_held(work: WorkloadSpec, n: int) -> float:
     """Bytes each of ``n`` GPUs of LLM inference holds beyond its 1/n share of the weights
-    (``replicated_weight_bytes``): a tensor-parallel runtime's group of up to one server, its
-    stages beyond each holding their own layers; nothing under a layer split."""
-    if n <= 1 or not work.is_llm_inference:
+    (``replicated_weight_bytes``); nothing under a layer split."""
+    if not _tensor_span(work, n):
         return 0.0
-    table = work.efficiency
-    span = (table.runtime_value(work.runtime, "span") if table is not None else None) or "tensor"
-    if span != "tensor":
-        return 0.0
-    tp = min(n, NODE_GPUS)
     value = quantised_value_bytes(work.precision, work.own_bits, format_bits=work.format_bits)
-    return replicated_weight_bytes(work.model, value, tp, max(1, n // tp))
+    return replicated_weight_bytes(work.model, value, n)
 
 
 def memory_breakdown(

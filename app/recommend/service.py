@@ -284,7 +284,7 @@ def _headline_memory(work: WorkloadSpec, allowed: frozenset[str]) -> MemoryBreak
         return memory_breakdown(work)
     changes: dict[str, object] = {}
     said: list[str] = []
-    if "micro_batch" in allowed and work.batch_size > 1 and not work.optimizer_in_backward:
+    if "micro_batch" in allowed and work.batch_size > 1:
         changes.update(batch_size=1, accumulates=True)
         said.append(
             f"micro-batch 1, the batch of {work.batch_size:,} as {work.batch_size:,} "
@@ -322,8 +322,9 @@ def rental_policy(cons: s.ConstraintsIn, training: bool = False) -> costs.Rental
 
 def _savers_allowed(w: s.WorkloadIn) -> frozenset[str]:
     """Savers the engine may add: those the user left to it. Micro-batching keeps the global
-    batch, so it is always allowed."""
-    allowed = {"micro_batch"}
+    batch, so it is allowed unless the optimizer steps in backward: each weight is updated as
+    its gradient lands, so no gradient is kept to accumulate (torchtune refuses the pair)."""
+    allowed = set() if w.optimizer_in_backward else {"micro_batch"}
     if w.gradient_checkpointing is None:
         allowed.add("checkpointing")
     if w.cache_encodings is None:

@@ -343,20 +343,48 @@ def _check_inference_fields(w: s.WorkloadIn) -> None:
             "caching text encodings and latents only applies to training",
             field="workload.cache_encodings",
         )
-    for name in ("master_weights", "optimizer_in_backward", "paged_optimizer", "loss_chunks"):
-        if getattr(w, name) not in (None, False):
+    for name, default in STATE_FIELD_DEFAULTS.items():
+        if getattr(w, name) not in (None, default):
             raise InvalidInput(
                 f"{name} says how a training job holds its state; an inference job has none",
                 field=f"workload.{name}",
             )
 
 
+# The training-state fields and the value each takes when the trainer does nothing special:
+# an inference job may state the default (it says nothing), not another value.
+STATE_FIELD_DEFAULTS: dict[str, object] = {
+    "master_weights": "fp32",
+    "optimizer_in_backward": False,
+    "paged_optimizer": False,
+    "loss_chunks": 1,
+}
+
+
 def _state_fields(
-    w: s.WorkloadIn, task: str, model: ModelSpec, precision: str, peft: str, optimizer: str
+    w: s.WorkloadIn,
+    task: str,
+    model: ModelSpec,
+    precision: str,
+    peft: str,
+    optimizer: str,
+    runtime: str,
 ) -> dict[str, Any]:
     """How the trainer holds its state (WorkloadSpec.fp32_master, optimizer_in_backward,
     loss_chunks, paged_optimizer); blank fields keep today's answer."""
     if task not in TRAINING_TASKS:
+        return {}
+    if runtime == "megatron":
+        # Megatron's memory plan (workload._megatron_memory) holds its own distributed
+        # optimizer's state and prices none of these; echoing one back unpriced would be a
+        # silent contradiction
+        for name, default in STATE_FIELD_DEFAULTS.items():
+            if getattr(w, name) not in (None, default):
+                raise InvalidInput(
+                    f"{name} is a single-trainer setting (torchtune, Hugging Face); runtime "
+                    "'megatron' keeps its distributed optimizer's own state: leave it out",
+                    field=f"workload.{name}",
+                )
         return {}
     out: dict[str, Any] = {}
     if w.master_weights == "none":
@@ -740,7 +768,7 @@ def resolve_workload(w: s.WorkloadIn, data_dir: Path = DATA_DIR) -> tuple[Worklo
         peft=peft,
         gradient_checkpointing=_gradient_checkpointing(w, d, task, peft, model),
         cached_encodings=_cache_encodings(w, task, model),
-        **_state_fields(w, task, model, precision, peft, optimizer),
+        **_state_fields(w, task, model, precision, peft, optimizer, runtime),
         dataset_samples=job.samples,
         epochs=job.epochs,
         dataset_basis=job.basis,
@@ -1290,10 +1318,12 @@ def _serving_spec(
         # an embedding model or reranker behind a dynamic batcher (app/domain/serving_encoder)
         return _encoder_serving_spec(w, model, warnings)
     if model.family != "decoder":
+        # a serving block with no task made this a serving question (_task): the block is
+        # what the user sent, so the error names it
         raise InvalidInput(
             "serving is modelled for decoder LLMs (family 'decoder') and encoders (family "
             "'encoder': embedding models, rerankers)",
-            field="workload.task",
+            field="workload.task" if w.task is not None else "workload.serving",
         )
     if model.kv_values(1.0) is None:
         raise InvalidInput(

@@ -56,7 +56,7 @@ def test_the_replicated_bytes_are_the_seven_eighths_an_even_split_leaves_out():
     assert replicated_weight_bytes(DEEPSEEK_V3, 1.0, 8) / GB == pytest.approx(0.808, abs=1e-3)
     # 16-bit weights twice that; two stages of TP 8 each hold their own layers' copy
     assert replicated_weight_bytes(DEEPSEEK_V3, 2.0, 8) == pytest.approx(LATENT_A * 7 / 4)
-    assert replicated_weight_bytes(DEEPSEEK_V3, 1.0, 8, 2) == pytest.approx(LATENT_A * 7 / 16)
+    assert replicated_weight_bytes(DEEPSEEK_V3, 1.0, 16) == pytest.approx(LATENT_A * 7 / 16)
     # one GPU, or a model without latent attention: nothing beyond the share
     assert replicated_weight_bytes(DEEPSEEK_V3, 1.0, 1) == 0.0
     assert replicated_weight_bytes(LLAMA3_8B, 1.0, 8) == 0.0
