@@ -28,6 +28,8 @@ UNFUSED_SCORE_BYTES = 5.0
 # PyTorch runs log_softmax/nll_loss in fp32 under autocast (CUDA autocast op reference) and
 # Hugging Face models upcast the logits for the loss (``logits.float()``).
 LOSS_BYTES_PER_LOGIT = 12.0
+# of which the log-probabilities cross-entropy saves in forward for its backward
+SAVED_LOG_PROB_BYTES = 4.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -239,7 +241,9 @@ def head_saved(m: ModelSpec, policy: Policy) -> float:
     return norm * h + (0.0 if policy.frozen_base else policy.compute * h)
 
 
-def logits_bytes(m: ModelSpec, tokens: float, policy: Policy, chunks: int = 1) -> float:
+def logits_bytes(
+    m: ModelSpec, tokens: float, policy: Policy, chunks: int = 1, compiled: bool = True
+) -> float:
     """Peak bytes of the logits and the loss over them (every trainer computes them, whatever
     the checkpointing).
 
@@ -248,11 +252,15 @@ def logits_bytes(m: ModelSpec, tokens: float, policy: Policy, chunks: int = 1) -
     upcasts and differentiates one chunk at a time ("upcasting only one chunk at a time saves
     considerable memory", its docstring; torchtune PR #1390), so its fp32 bytes are one
     chunk's. That assumes the upcast and the loss compiled together per chunk, as torchtune
-    does with compile on (an eager loss keeps each chunk's fp32 log-probabilities)."""
+    does with compile on. ``compiled`` False (an eager loss): every chunk's forward runs before
+    backward and saves its fp32 log-probabilities, so only the two gradients are one chunk's."""
     if m.family != "decoder" or not m.vocab_size:
         return 0.0
     held = policy.compute  # the head's output: bf16 under autocast, fp32 in fp32
-    return tokens * float(m.vocab_size) * (LOSS_BYTES_PER_LOGIT / max(1, chunks) + held)
+    n = max(1, chunks)
+    saved = SAVED_LOG_PROB_BYTES / (n if compiled else 1)
+    loss = saved + (LOSS_BYTES_PER_LOGIT - SAVED_LOG_PROB_BYTES) / n
+    return tokens * float(m.vocab_size) * (loss + held)
 
 
 def largest_param_tensor(m: ModelSpec) -> float:

@@ -1215,7 +1215,10 @@ def saved_activations(
             scores += softmax_input_bytes(pol, m.num_heads or 1, work.seq_len)
         per_layer = m.activation_coeff * h + scores
     head = head_saved(m, pol) * tokens
-    logits = logits_bytes(m, tokens, pol, work.loss_chunks)
+    # torch.compile fuses each chunk's upcast and loss (torchtune's compiled loss); eager keeps
+    # every chunk's saved log-probabilities
+    compiled = work.runtime == "torch-compile"
+    logits = logits_bytes(m, tokens, pol, work.loss_chunks, compiled=compiled)
     layers = float(m.layers or 0)
     if work.gradient_checkpointing:
         inputs = layers * tokens * h * pol.residual
@@ -1402,11 +1405,16 @@ def _training_memory(
     weights += frozen
     # a torch optimizer's states and temporaries take the parameters' dtype (zeros_like(p)):
     # half as many bytes in pure 16-bit; bitsandbytes' 8-bit states are 8-bit either way
-    shrink = _STATE_SHRINK.get(work.optimizer, 1.0) if pure else 1.0
+    # (a paged optimizer is bitsandbytes': its 32-bit states are fp32 whatever the parameters'
+    # dtype, Optimizer2State.init_state, and its fused kernel updates them in place, no
+    # foreach temporaries)
+    paged = work.paged_optimizer
+    shrink = _STATE_SHRINK.get(work.optimizer, 1.0) if pure and not paged else 1.0
     grad_b = 2.0 if pure else 4.0
     grads = params * grad_b
     opt_b *= shrink
-    step_temp = params * OPTIMIZER_STEP_TEMP.get(work.optimizer, 0.0) * shrink
+    temp = 0.0 if paged else OPTIMIZER_STEP_TEMP.get(work.optimizer, 0.0)
+    step_temp = params * temp * shrink
     states = params * opt_b
     if work.paged_optimizer:
         states = _paged_states(states, largest_param_tensor(m) * opt_b, notes)

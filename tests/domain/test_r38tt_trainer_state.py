@@ -98,10 +98,18 @@ def test_optimizer_in_backward_rules_out_gradient_accumulation() -> None:
 def test_chunked_loss_keeps_one_chunks_fp32_loss_beside_the_whole_16bit_logits(
     chunks: int,
 ) -> None:
-    whole, chunked = _mem(), _mem(loss_chunks=chunks)
+    compiled = "torch-compile"  # torchtune compiles the loss per chunk
+    whole, chunked = _mem(runtime=compiled), _mem(runtime=compiled, loss_chunks=chunks)
     logits = TOKENS * LLAMA.vocab_size  # type: ignore[operator]
     assert whole.logits == pytest.approx(logits * (LOSS_BYTES_PER_LOGIT + 2) / GB)
     assert chunked.logits == pytest.approx(logits * (LOSS_BYTES_PER_LOGIT / chunks + 2) / GB)
+    # eager: every chunk's forward saves its fp32 log-probabilities before backward starts;
+    # only the two fp32 gradients are one chunk's
+    eager, eager_whole = _mem(runtime="pytorch", loss_chunks=chunks), _mem(runtime="pytorch")
+    assert eager_whole.logits == pytest.approx(whole.logits)
+    expected = logits * (4 + (LOSS_BYTES_PER_LOGIT - 4) / chunks + 2) / GB
+    assert eager.logits == pytest.approx(expected)
+    assert chunked.logits < eager.logits < eager_whole.logits
 
 
 def test_a_paged_optimizer_holds_one_parameters_states_on_the_gpu() -> None:
@@ -115,9 +123,13 @@ def test_a_paged_optimizer_holds_one_parameters_states_on_the_gpu() -> None:
 
 
 def test_torchtunes_4090_job_fits_24_gb_only_with_all_four() -> None:
-    default = _mem()
+    default = _mem(runtime="torch-compile")
     torchtune = _mem(
-        fp32_master=False, optimizer_in_backward=True, loss_chunks=8, paged_optimizer=True
+        runtime="torch-compile",
+        fp32_master=False,
+        optimizer_in_backward=True,
+        loss_chunks=8,
+        paged_optimizer=True,
     )
     assert default.total > 60  # fp32 master, every gradient, whole logits, resident states
     assert torchtune.total < 24
