@@ -77,6 +77,13 @@ def finetune_job(
         runtime=str(row.get("runtime") or "pytorch"),
         # a Megatron row's own layout (NeMo's table states TP and PP); None for the rest
         megatron=megatron_layout(row),
+        # how the trainer holds its state where the row says (torchtune's single-device
+        # recipes: pure bf16, optimizer in backward, a paged optimizer, a chunked loss); rows
+        # that say nothing keep WorkloadSpec's defaults
+        fp32_master=row.get("master_weights") != "none",
+        optimizer_in_backward=row.get("optimizer_in_backward") is True,
+        paged_optimizer=row.get("paged_optimizer") is True,
+        loss_chunks=int(row.get("loss_chunks") or 1),
     )
     return work, perf.estimate(
         gpu,

@@ -959,17 +959,22 @@ def lora_input_grad_sums(
 OPTIMIZER_TRAFFIC = {"adamw": 28.0, "adam8bit": 16.0, "sgd": 20.0}
 
 
-def optimizer_op(trainable: float, optimizer: str) -> Op:
-    """The optimizer step over ``trainable`` parameters: a memory-bound multi-tensor kernel."""
+def optimizer_op(
+    trainable: float, optimizer: str, per_param: tuple[float, float] | None = None
+) -> Op:
+    """The optimizer step over ``trainable`` parameters: a memory-bound multi-tensor kernel.
+    ``per_param``: the (read, written) bytes of each parameter's update where they are not
+    OPTIMIZER_TRAFFIC's fp32 ones (pure 16-bit: perf._pure16_update_bytes)."""
     traffic = OPTIMIZER_TRAFFIC.get(optimizer, 28.0)
+    read, written = per_param or (traffic * 4 / 7, traffic * 3 / 7)
     return Op(
         "optimizer",
         f"{optimizer}.step",
         MEMORY,
         1.0,
         0.0,
-        trainable * traffic * 4 / 7,
-        trainable * traffic * 3 / 7,
+        trainable * read,
+        trainable * written,
         "fp32",
         "",
         "opt",

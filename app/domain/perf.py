@@ -87,6 +87,8 @@ from app.domain.workload import (
     activation_bytes,
     guidance_distilled,
     lora_params,
+    optimizer_state_bytes,
+    pure16,
     training_policy,
 )
 from app.vocab import MEASURED_PRECISIONS
@@ -1027,7 +1029,8 @@ def _whole_model_job(work: WorkloadSpec, flash_attention: bool, act_b: float) ->
             passes += 1.0
         flops = fwd * passes
         traffic = acts * TRAINING_TRAFFIC * (passes / 3.0)
-        opt = OPTIMIZER_TRAFFIC.get(work.optimizer, 28.0)
+        pure = _pure16_update_bytes(work)
+        opt = sum(pure) if pure else OPTIMIZER_TRAFFIC.get(work.optimizer, 28.0)
         trainable = work.model.params * (0.01 if lora else 1.0)
         param_bytes = wbytes * passes + trainable * opt
         if work.peft == "qlora":
@@ -1397,14 +1400,31 @@ def step_ops(work: WorkloadSpec, flash_attention: bool, act_b: float) -> list[Op
             table.runtime_value(work.runtime, "fp8_unfused_inputs")
         )
         ops.extend(fp8_cast_ops(m, float(work.batch_size * work.seq_len), unfused_inputs=unfused))
-    ops.append(optimizer_op(_trainable(work), work.optimizer))
+    ops.append(optimizer_op(_trainable(work), work.optimizer, _pure16_update_bytes(work)))
     ops = _megatron_gpu_shapes(work, ops)
     params = work.model.params
     if work.peft == "qlora":
         ops.extend(_qlora_dequant(work))
-    elif work.precision not in ("fp32", "tf32") and not lora:
+    elif work.precision not in ("fp32", "tf32") and not lora and not pure16(work):
+        # pure 16-bit has no fp32 weight to cast: its matmuls read the bf16 parameters
         ops.append(weight_cast_op(params))
     return ops
+
+
+def _pure16_update_bytes(work: WorkloadSpec) -> tuple[float, float] | None:
+    """(read, written) bytes per trainable parameter of a pure 16-bit job's optimizer update,
+    None for the rest (OPTIMIZER_TRAFFIC's fp32 bytes). The update reads the 16-bit parameter,
+    its 16-bit gradient and each state, and writes the parameter and the states back: torch's
+    AdamW and SGD keep their states in the parameter's dtype (zeros_like(p)), bitsandbytes'
+    8-bit Adam its two 1-byte moments (workload.optimizer_state_bytes). AdamW 8 + 6 = 14 B
+    where mixed precision's fp32 update moves 28; 8-bit Adam 10 (16); SGD 10 (20)."""
+    if not pure16(work):
+        return None
+    state = optimizer_state_bytes(work)
+    return BYTES16 + BYTES16 + state, BYTES16 + state
+
+
+BYTES16 = 2.0  # a bf16 / fp16 parameter or gradient
 
 
 def _megatron_gpu_shapes(work: WorkloadSpec, ops: list[Op]) -> list[Op]:

@@ -1465,12 +1465,25 @@ def _training_memory(
     )
 
 
+def optimizer_state_bytes(work: WorkloadSpec) -> float:
+    """Bytes of optimizer state per trainable parameter as the job holds them: OPTIMIZER_BYTES
+    at fp32 width, a torch optimizer's in the parameters' dtype under pure 16-bit
+    (``_STATE_SHRINK``; bitsandbytes' 8-bit states are 8-bit either way, and its paged
+    optimizers' 32-bit states fp32 whatever the parameters' dtype)."""
+    opt_b = OPTIMIZER_BYTES.get(work.optimizer, 8.0)
+    if pure16(work) and not work.paged_optimizer:
+        return opt_b * _STATE_SHRINK.get(work.optimizer, 1.0)
+    return opt_b
+
+
 def _paged_states(states: float, one: float, notes: list[str]) -> float:
     """Bytes of a paged optimizer's states the GPU must hold: ``one`` parameter's (the
     largest), which bitsandbytes prefetches to the GPU for that parameter's update
     (Optimizer8bit.step: prefetch_state per parameter); the rest live in CUDA unified memory,
     which the driver evicts to host RAM when the GPU is full — nothing PyTorch's allocator
-    counts (torchtune's peak-memory logs leave them out). The page traffic is not timed."""
+    counts (torchtune's peak-memory logs leave them out). The page traffic is not timed
+    (docs/methodology.md §6.7t "tt2": whole states cycled each step read 0.50 of a measured
+    A6000 step that leaves no time for it)."""
     held = min(states, one)
     notes.append(
         f"paged optimizer: its {states / GIB:.2f} GiB of states sit in CUDA unified memory, "
