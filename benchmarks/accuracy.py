@@ -2122,8 +2122,8 @@ def _serving_heldout(
     # the band the serving answer draws (app/recommend/serving.py): the regime's, on priors,
     # keyed by the replica's GPUs and its runtime's span (rank.serving_band_inputs)
     runtime = serving_accuracy.runtime_of(gpu, cfg.runtime, table)
-    inputs = rank.serving_band_inputs(gpu, cfg, runtime)
-    return float(value or math.nan), inputs, serving_band(gpu, cfg, runtime, table)
+    inputs = rank.serving_band_inputs(gpu, cfg, runtime, model=model)
+    return float(value or math.nan), inputs, serving_band(gpu, cfg, runtime, table, model)
 
 
 def _in_metric(metric: str, est: perf.PerfEstimate, batch: int, seq_len: int = 1) -> float:

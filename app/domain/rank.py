@@ -836,12 +836,23 @@ def _row_band_key(
 
 
 def serving_band_inputs(
-    gpu: GpuSpec, config: ServingConfig, runtime: RuntimeProfile, regime: str = "serving"
+    gpu: GpuSpec,
+    config: ServingConfig,
+    runtime: RuntimeProfile,
+    regime: str = "serving",
+    *,
+    model: ModelSpec,
 ) -> bands.BandInputs:
     """A serving shape's band inputs, keyed as an LLM inference row's (row_band_inputs): on
     the runtime's priors, one replica's GPUs and how the runtime spans them (``multi_gpu``,
     its decode row's ``span``: a llama.cpp layer split is widened where the regime's
-    multi-GPU rows are all tensor parallel); ``regime`` "prefill" for its first-token band."""
+    multi-GPU rows are all tensor parallel); ``regime`` "prefill" for its first-token band.
+    ``model``'s experts and the replica's 4-bit weights (int4, fp4) flag the MoE and 4-bit
+    extrapolations as an LLM inference row's are flagged: the serving band is fitted on the
+    tuning sets' dense, standard-format rows alone, their MoE and fp4 results held out of it
+    as units of those terms (benchmarks/accuracy.py bands_of, _flags), so a row of either kind
+    is outside what the base band measured and carries that term, as the calibration scored
+    it. Without them an MoE serving row took the dense band (2026-12-07, bw)."""
     n = max(1, config.gpus_per_replica)
     return bands.BandInputs(
         regime=regime,
@@ -849,6 +860,8 @@ def serving_band_inputs(
         architecture=gpu.architecture,
         runtime=runtime.name,
         efficiency_source="prior",
+        moe=bool(model.experts),
+        four_bit=config.weight_precision in FOUR_BIT_PRECISIONS,
         num_gpus=n,
         span=runtime.multi_gpu if n > 1 else "",
     )
@@ -863,11 +876,15 @@ def replica_span(gpu: GpuSpec, work: WorkloadSpec, est: PerfEstimate) -> str:
     return profile_for(gpu, work, est.backend, "decode").span
 
 
+# The 4-bit precisions (a serving replica's weight precision names no format's bits)
+FOUR_BIT_PRECISIONS = ("int4", "fp4")
+
+
 def is_four_bit(work: WorkloadSpec) -> bool:
     """4-bit weights or math: int4/fp4 precision, or a weight format under 5 bits per weight
     (GGUF Q4_K_M, AWQ, GPTQ, NVFP4)."""
     bits = work.weight_bits if work.quantization != "none" else None
-    return work.precision in ("int4", "fp4") or (bits is not None and bits < 5.0)
+    return work.precision in FOUR_BIT_PRECISIONS or (bits is not None and bits < 5.0)
 
 
 def _fmt(x: float) -> str:

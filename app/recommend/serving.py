@@ -590,9 +590,9 @@ def _recommendation(
     position: int,
     spec: ServingSpec,
     with_curve: bool,
-    table: efficiency.EfficiencyTable | None = None,
-    fp8_for: ModelSpec | None = None,
-    model: ModelSpec | None = None,
+    table: efficiency.EfficiencyTable | None,
+    fp8_for: ModelSpec | None,
+    model: ModelSpec,
 ) -> s.Recommendation:
     """The row as the answer gives it; ``fp8_for``: the job's model where its 16-bit rows may
     say what fp8 weights would free (``_tips``); ``model``: the job's model (what its layout
@@ -640,7 +640,7 @@ def _recommendation(
         else None
     )
     table_ = table if table is not None else load_efficiency()
-    band = _band(row, table_)
+    band = _band(row, table_, model)
     return s.Recommendation(
         rank=position,
         gpu=gpu_out(gpu, priced.pricing),
@@ -678,7 +678,10 @@ def _recommendation(
         uncertainty=words.uncertainty_out(
             tput,
             band,
-            time_band_out(r.ttft_ms, serving_first_token_band(gpu, r.config, row.runtime, table_)),
+            time_band_out(
+                r.ttft_ms,
+                serving_first_token_band(gpu, r.config, row.runtime, table_, model),
+            ),
         ),
         provenance={
             "specs": "published (catalog)",
@@ -739,8 +742,10 @@ def near_capacity(r: sv.ServingResult, spec: ServingSpec, band_low: float) -> st
     )
 
 
-def _band(row: _Row, table: efficiency.EfficiencyTable) -> tuple[float, float, str]:
-    return serving_band(row.gpu, row.result.config, row.runtime, table)
+def _band(
+    row: _Row, table: efficiency.EfficiencyTable, model: ModelSpec
+) -> tuple[float, float, str]:
+    return serving_band(row.gpu, row.result.config, row.runtime, table, model)
 
 
 def serving_band(
@@ -748,14 +753,17 @@ def serving_band(
     config: sv.ServingConfig,
     runtime: sv.RuntimeProfile,
     table: efficiency.EfficiencyTable,
+    model: ModelSpec,
 ) -> tuple[float, float, str]:
     """The serving regime's calibrated band (benchmarks/accuracy.py: published TensorRT-LLM
     saturation and vLLM load points, each GPU and each model held out), widened where the row's
     runtime or architecture is not in that set, or its replica spans GPUs in a way those rows
-    did not (rank.serving_band_inputs: a llama.cpp layer split). Its MoE and fp4 rows are in
-    the calibration, so neither adds a stated allowance here. benchmarks/accuracy.py scores the
-    held-out serving rows' bands as the app answers through it."""
-    return bands.band(rank.serving_band_inputs(gpu, config, runtime), table)
+    did not (rank.serving_band_inputs: a llama.cpp layer split), and where ``model`` is a
+    mixture of experts or the weights are 4-bit: the base band is fitted on the dense,
+    standard-format rows, the MoE and fp4 rows calibrating those terms instead.
+    benchmarks/accuracy.py scores the held-out serving rows' bands as the app answers through
+    it."""
+    return bands.band(rank.serving_band_inputs(gpu, config, runtime, model=model), table)
 
 
 # A serving row's time to first token is its prompt pass plus the wait behind other requests
@@ -771,11 +779,12 @@ def serving_first_token_band(
     config: sv.ServingConfig,
     runtime: sv.RuntimeProfile,
     table: efficiency.EfficiencyTable,
+    model: ModelSpec,
 ) -> tuple[float, float, str]:
     """The band on a serving row's prefill rate, whose inverse is its time to first token
     (rows.time_band_out): serving_band's inputs in the calibrated ``prefill`` regime (published
     llama.cpp prompt rates and TensorRT-LLM first-token latencies), the same widenings."""
-    x = rank.serving_band_inputs(gpu, config, runtime, "prefill")
+    x = rank.serving_band_inputs(gpu, config, runtime, "prefill", model=model)
     lo, hi, basis = bands.band(x, table)
     return lo, hi, f"{basis}; {SERVING_TTFT_NOTE}"
 

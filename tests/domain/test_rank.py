@@ -256,7 +256,9 @@ def test_a_serving_replica_keys_its_band_as_an_llm_inference_row() -> None:
         decode = table.profile(H100, "cuda", runtime, "bf16", "decode")
         rt = sv.runtime_profile(table, runtime, decode)
         cfg = sv.ServingConfig(per_replica, 2, "bf16", "bf16", runtime)
-        return bands.band(rank.serving_band_inputs(H100, cfg, rt, regime), table)[2]
+        return bands.band(rank.serving_band_inputs(H100, cfg, rt, regime, model=LLAMA3_8B), table)[
+            2
+        ]
 
     for regime in ("serving", "prefill"):
         assert bands.MULTI_GPU_SPAN.reason in basis("llama.cpp", 2, regime)

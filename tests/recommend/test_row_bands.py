@@ -12,7 +12,7 @@ from app.recommend import schemas as s
 from app.recommend import service
 from app.shipped.paths import shipped_path
 from app.shipped.rules import load_efficiency
-from tests.domain.fixtures import A100, H100, RTX4090, RULES
+from tests.domain.fixtures import A100, H100, LLAMA3_8B, RTX4090, RULES
 
 GPUS = [A100, H100, RTX4090]
 
@@ -79,7 +79,7 @@ def test_serving_rows_band_their_time_to_first_token_with_the_prefill_band() -> 
         tb, t = r.uncertainty.time_to_first_token_ms, r.time_to_first_token_ms
         assert tb is not None and t is not None
         gpu = next(g for g in GPUS if g.slug == r.gpu.slug)
-        lo, hi, basis = serving_first_token_band(gpu, *_shape(r, gpu), table)
+        lo, hi, basis = serving_first_token_band(gpu, *_shape(r, gpu), table, LLAMA3_8B)
         assert (tb.low, tb.high) == pytest.approx(bands.time_band(t, lo, hi))
         assert tb.basis == basis and basis.endswith(SERVING_TTFT_NOTE)
         assert "published prefill results" in basis
