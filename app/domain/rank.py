@@ -32,9 +32,12 @@ from app.domain.workload import (
     memory_breakdown,
 )
 from app.vocab import (
+    BACKEND_LABELS,
     LLAMACPP_VULKAN_RUNTIME,
     OBJECTIVES,
+    QUANTIZATION_LABELS,
     RUNTIME_BACKEND_WORDS,
+    RUNTIME_LABELS,
     TORCH_PROGRAM_RUNTIMES,
 )
 
@@ -264,10 +267,11 @@ def best_per_card(
     for about the same money beat one (a 94-day single-B200 plan lost to 8 B200s in 11 days
     for less), extra cards that cost more than they speed up lose (8 bought cards are 8
     purchases). A job with no length, or a card with an unpriced
-    configuration, keeps the fewest cards that hold the job (every extra card is shown as an
-    alternative, one click away), as does inference, whose extra cards are replicas of a
-    job that already runs (they are not waited on). A serving card's configurations are its
-    shapes that meet the targets, picked the same way (``serving_pick``).
+    configuration, keeps the fewest cards that hold the job (every extra card that adds speed
+    is shown as an alternative, one click away: ``undominated``), as does inference, whose
+    extra cards are replicas of a job that already runs (they are not waited on). A serving
+    card's configurations are its shapes that meet the targets, picked the same way
+    (``serving_pick``).
     """
     groups: dict[str, list[Candidate]] = {}
     for c in cands:
@@ -348,6 +352,36 @@ def card_pick(group: list[Candidate], objective: str) -> Candidate:
         if gain > 0 and gain >= (FASTEST_TIE - 1) * best / pick.n * (c.n - pick.n):
             best, pick = speed, c
     return pick
+
+
+def undominated(chosen: Candidate, others: list[Candidate] | None) -> list[Candidate]:
+    """A card's other configurations (fewest cards first) less those another one listed
+    dominates (``_dominates``): an LLM's second card at batch 1 holds half the layers, and the
+    one token passes through both in turn (a batch of one cannot be split), so it ran no faster
+    for twice the price and had read as an option. The ranking never reads them; they are
+    what the row lists."""
+    listed = [chosen]
+    for o in others or ():
+        if not any(_dominates(a, o) for a in listed):
+            listed.append(o)
+    return listed[1:]
+
+
+def _dominates(a: Candidate, b: Candidate) -> bool:
+    """``b`` is no faster than ``a`` (within FASTEST_TIE: closer than an estimate here tells
+    apart) and costs more: its price to finish, else its way in (``metric_of``'s 'cheapest'),
+    else, unpriced, more of the same card."""
+    if a.perf.unit != b.perf.unit or b.perf.throughput > a.perf.throughput * FASTEST_TIE:
+        return False
+    pa, pb = _price(a), _price(b)
+    if pa is not None and pb is not None:
+        return pb > pa
+    return b.n > a.n
+
+
+def _price(c: Candidate) -> float | None:
+    price = costs.job_cost(c.cost, c.acquisition)
+    return price if price is not None else costs.upfront(c.cost, c.acquisition)
 
 
 def _weighed(c: Candidate) -> bool:
@@ -919,6 +953,26 @@ def significant(value: float) -> str:
 UNRANKED = ""
 
 
+def _assumes_said(runtime: str, backend: str, quantization: str) -> str:
+    """The runtime line in the forms' words: "Assumes the pytorch runtime on cuda" had read
+    as identifiers to a new user (the ids stay in the row's fields)."""
+    on = (
+        RUNTIME_BACKEND_WORDS.get((runtime, backend)) or BACKEND_LABELS.get(backend, backend)
+        if backend
+        else ""
+    )
+    return (
+        f"Assumes {RUNTIME_LABELS.get(runtime, runtime)}"
+        + (f" on {on}" if on else "")
+        + (
+            f", {QUANTIZATION_LABELS.get(quantization, quantization)} weights"
+            if quantization != "none"
+            else ""
+        )
+        + "."
+    )
+
+
 def explain(c: Candidate, position: int, leader: Candidate, objective: str) -> list[str]:
     g, p = c.gpu, c.perf
     per = "per GPU" if c.n > 1 else ""
@@ -949,14 +1003,7 @@ def explain(c: Candidate, position: int, leader: Candidate, objective: str) -> l
         # one named configuration's answer (POST /api/v1/estimate): a ranked row carries the
         # same figures in its fields, and the answer page had no room for a line a row
         *(_llm_latency_said(c) if objective == UNRANKED else []),
-        f"Assumes the {p.runtime} runtime"
-        + (
-            f" on {RUNTIME_BACKEND_WORDS.get((p.runtime, p.backend), p.backend)}"
-            if p.backend
-            else ""
-        )
-        + (f", {c.work.quantization} weights" if c.work.quantization != "none" else "")
-        + ".",
+        _assumes_said(p.runtime, p.backend, c.work.quantization),
     ]
     if p.copies > 1:
         each = c.n // p.copies

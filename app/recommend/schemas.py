@@ -1772,7 +1772,9 @@ class Recommendation(BaseModel):
     warnings: list[str] = []
     speedup_vs_baseline: float | None = None
     alternatives: list[AlternativeOut] = Field(
-        default_factory=list, description="this card's other configurations (GPU counts, savers)"
+        default_factory=list,
+        description="this card's other configurations (GPU counts, savers), less any no faster "
+        "(within 5 %) than one listed that costs less",
     )
     serving: ServingOut | None = None
     price_known: bool = True

@@ -1294,7 +1294,7 @@ def recommend(
                 request.objective,
                 work,
                 base_tput,
-                others.get(c.gpu.slug),
+                rank.undominated(c, others.get(c.gpu.slug)),
                 rules,
                 cutoff,
                 jobs,

@@ -35,7 +35,7 @@ from app.recommend.rows import (
 )
 from app.recommend.workloads import resolved_out
 from app.shipped.rules import load_efficiency
-from app.vocab import HF_CHECKPOINT_SERVERS, QUANTIZATION_LABELS
+from app.vocab import HF_CHECKPOINT_SERVERS, QUANTIZATION_LABELS, RUNTIME_LABELS
 
 CURVES_FOR = 5  # rows that get a throughput-latency curve
 
@@ -341,7 +341,8 @@ def _explain(row: _Row, spec: ServingSpec) -> list[str]:
         f"{'s' if c.gpus_per_replica > 1 else ''}" + (split if c.gpus_per_replica > 1 else "")
     )
     lines = [
-        f"{shape}, {c.weight_precision} weights, {c.kv_precision} KV cache, {c.runtime} "
+        f"{shape}, {c.weight_precision} weights, {c.kv_precision} KV cache, "
+        f"{RUNTIME_LABELS.get(c.runtime, c.runtime)} "
         f"{rt.version}.",
         f"At {_load_words(spec)}: first token in ~{r.ttft_ms:,.0f} ms, then one token every "
         f"~{r.itl_ms:,.1f} ms (means){_p95_words(r, spec)}; {r.output_tokens_per_s:,.0f} "

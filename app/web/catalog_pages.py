@@ -435,14 +435,37 @@ def _compare_workload(
     preset: str,
     task: str | None,
     peft: str | None = None,
+    sizes: dict[str, int] | None = None,
 ) -> list[Any]:
-    """The same job on one configuration of each GPU: fit, throughput, cost, from the engine."""
+    """The same job on one configuration of each GPU: fit, throughput, cost, from the engine
+    (``sizes``: the batch size and sequence length asked, else the preset's)."""
     out = []
     for slug in slugs:
-        work = rs.WorkloadIn(preset=preset, task=task, peft=peft)
+        work = rs.WorkloadIn(preset=preset, task=task, peft=peft, **(sizes or {}))
         req = rs.EstimateRequest(workload=work, gpu=slug)
         out.append(orchestrate.estimate_for(session, settings, req))
     return out
+
+
+# The job sizes the comparison takes from a question (the answer page's link carries those
+# asked), and their words in an error.
+JOB_SIZES = {"batch_size": "Batch size", "seq_len": "Sequence length"}
+JOB_SIZE_MAX = {"batch_size": rs.MAX_BATCH_SIZE, "seq_len": rs.MAX_SEQ}
+
+
+def _job_sizes(request: Request) -> tuple[dict[str, int], str | None]:
+    """The batch size and sequence length asked (blank: the preset's), or what is wrong with
+    one, naming it; their bounds are the workload's own (rs.WorkloadIn)."""
+    sizes: dict[str, int] = {}
+    for key, words in JOB_SIZES.items():
+        raw = request.query_params.get(key, "").strip()
+        if not raw:
+            continue
+        try:
+            sizes[key] = int(raw)
+        except ValueError:
+            return sizes, f"{words}: give a whole number, not {raw!r}"
+    return sizes, None
 
 
 @router.get("/compare", response_class=HTMLResponse)
@@ -455,6 +478,9 @@ def compare(request: Request, session: SessionDep, settings: SettingsDep) -> HTM
     # the adapters' recipe: without it a QLoRA fine-tune of Llama 3.1 8B, asked on the form
     # and answered on one 16 GiB card, was compared as full fine-tuning ("needs 94.4 GiB")
     peft = request.query_params.get("peft", "").strip() or None
+    # the job's size as the question asked it: a batch of 8 asked on the form had been
+    # compared at the preset's own batch (a new user's walk, 2026-12-07)
+    sizes, bad_size = _job_sizes(request)
     ctx: dict[str, Any] = {
         "slugs": slugs,
         "all_gpus": every,
@@ -468,6 +494,7 @@ def compare(request: Request, session: SessionDep, settings: SettingsDep) -> HTM
         "tasks": [t for t in typing.get_args(rs.Task) if t != "serving"],
         "peft": peft or "",
         "pefts": PEFTS,
+        "sizes": {k: request.query_params.get(k, "").strip() for k in JOB_SIZES},
         "job": None,
         "job_error": None,
     }
@@ -492,15 +519,25 @@ def compare(request: Request, session: SessionDep, settings: SettingsDep) -> HTM
             if preset and task == "serving":
                 ctx["job_error"] = SERVING_ELSEWHERE
                 status = 422
+            elif preset and bad_size:
+                ctx["job_error"] = bad_size
+                status = 422
             elif preset:
                 try:
-                    ctx["job"] = _compare_workload(session, settings, slugs, preset, task, peft)
+                    ctx["job"] = _compare_workload(
+                        session, settings, slugs, preset, task, peft, sizes
+                    )
                 except (InvalidInput, NotFound) as exc:
                     ctx["job_error"] = exc.message
                     status = exc.status_code
                 except ValidationError as exc:
                     bad = {str(e["loc"][-1]) for e in exc.errors() if e.get("loc")}
+                    size = next((k for k in JOB_SIZES if k in bad), None)
                     what = "a PEFT method" if "peft" in bad else "a task"
-                    ctx["job_error"] = f"choose {what} from the list"
+                    ctx["job_error"] = (
+                        f"{JOB_SIZES[size]}: give a whole number from 1 to {JOB_SIZE_MAX[size]:,}"
+                        if size
+                        else f"choose {what} from the list"
+                    )
                     status = 422
     return render(request, "compare.html", ctx, status_code=status)

@@ -363,6 +363,12 @@ class BarChart:
     def empty(self) -> bool:
         return not self.bars
 
+    @property
+    def has_ref(self) -> bool:
+        """Whether any bar has its reference: a CPU's report has no catalog peak, and a legend
+        entry for a bar drawn nowhere had read as a missing line."""
+        return any(b.ref is not None for b in self.bars)
+
 
 def bar_chart(
     rows: list[dict[str, Any]],

@@ -59,6 +59,24 @@ def choice_label(field: str, value: object) -> str:
     return CHOICES.get(field, {}).get(text) or text.replace("_", " ").replace("-", " ")
 
 
+# The families whose 16-bit inference the engine prices as autocast over fp32 weights (a cast
+# kernel per conv / linear weight each pass: perf._autocast_casts, CNNs and ViTs on
+# vocab.AUTOCAST_RUNTIMES); every other inference runs on 16-bit weights throughout
+# (diffusers' torch_dtype=float16, an LLM's checkpoint dtype).
+AUTOCAST_FAMILIES = frozenset({"cnn", "vit"})
+
+
+def precision_label(precision: str, task: str, family: str | None, runtime: str | None) -> str:
+    """A job's precision as it runs: "FP16 mixed precision" is training's word (fp32 master
+    weights) and autocast's; an SDXL inference in FP16 is just FP16."""
+    label = choice_label("precision", precision)
+    if task in ("training", "fine-tuning") or (
+        family in AUTOCAST_FAMILIES and runtime in vocab.AUTOCAST_RUNTIMES
+    ):
+        return label
+    return label.removesuffix(" mixed precision")
+
+
 def form_choice_label(field: str, value: object) -> str:
     """A choice as the question form lists it (FORM_CHOICES, else choice_label)."""
     return FORM_CHOICES.get(field, {}).get(str(value)) or choice_label(field, value)

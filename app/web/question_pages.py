@@ -44,7 +44,7 @@ from app.web.forms import (
     parse_question,
     question_fields,
 )
-from app.web.labels import CHOICES, choice_label
+from app.web.labels import CHOICES, choice_label, precision_label
 from app.web.offer_words import price_is_stale
 from app.web.per_usd import row_per_usd
 from app.web.serving_charts import serving_charts
@@ -401,15 +401,16 @@ def _answer_page(request: Request, session: Any, settings: Settings, items: Item
         # the usage every cost on the page assumes (the request's, defaults filled in)
         usage=_constraints(form).usage(),
         more_rows=more_rows(answer, query) if linkable else None,
-        cards_href=_cards_href(answer),
+        cards_href=_cards_href(answer, form.request),
     )
     return render(request, "recommendations.html", ctx)
 
 
-def _cards_href(answer: Any) -> str | None:
-    """The top picks side by side on /compare with the preset's job (its task and PEFT):
-    a new user who asked a QLoRA fine-tune had compared the two cards from the catalog's ticks,
-    spec sheet only. None for serving (the comparison has no load) or a custom model."""
+def _cards_href(answer: Any, req: rs.RecommendationRequest | None = None) -> str | None:
+    """The top picks side by side on /compare with the preset's job (its task and PEFT, and
+    the batch size and sequence length ``req`` asked): a new user who asked a QLoRA fine-tune
+    had compared the two cards from the catalog's ticks, spec sheet only. None for serving
+    (the comparison has no load) or a custom model."""
     w = answer.workload
     slugs = list(dict.fromkeys(r.gpu.slug for r in answer.recommendations))[:3]
     if not w.preset or w.task == "serving" or len(slugs) < 2:
@@ -417,6 +418,11 @@ def _cards_href(answer: Any) -> str | None:
     job = [("slugs", ",".join(slugs)), ("preset", w.preset), ("task", w.task)]
     if w.peft and w.peft != "none":
         job.append(("peft", w.peft))
+    asked = req.workload if req is not None else None
+    # the sizes asked, not the preset's (which /compare fills in itself)
+    for key in ("batch_size", "seq_len"):
+        if asked is not None and (value := getattr(asked, key)) is not None:
+            job.append((key, str(value)))
     return "/compare?" + urlencode(job)
 
 
@@ -462,7 +468,10 @@ def _echo(
             )
         )
         return out + _echo_limits(answer, req, as_of)
-    job = [choice_label("precision", w.precision), f"batch {num(w.batch_size)}"]
+    job = [
+        precision_label(w.precision, w.task, w.model.family, w.runtime),
+        f"batch {num(w.batch_size)}",
+    ]
     if w.seq_len:
         job.append(f"{num(w.seq_len)} tokens in")
     if w.output_tokens and w.task in ("inference", "serving"):
@@ -871,6 +880,10 @@ CSV_COLUMNS = (
     "embedding_latency_ms",
     "embedding_latency_p95_ms",
     "usd_per_million_embeddings",
+    # a deadline's reading of the row: the hours to finish at its band's slow end, and whether
+    # that end misses the deadline (empty without a job length; the second without a deadline)
+    "slow_end_hours",
+    "may_miss_deadline",
 )
 
 # Figures are estimates good to a few percent: more digits than this are noise in a sheet
@@ -992,6 +1005,8 @@ def recommendations_csv(request: Request, session: SessionDep, settings: Setting
             *_csv_dates(r, settings),
             unit,
             *_csv_serving(r.serving),
+            r.slow_end_hours,
+            r.may_miss_deadline,
         )
         writer.writerow(
             [_csv_cell(v, name.endswith("_usd")) for name, v in zip(CSV_COLUMNS, row, strict=True)]
