@@ -218,6 +218,18 @@ RUNTIME_LABELS: dict[str, str] = {
     "mlx": "MLX",
     "megatron": "Megatron-LM / NeMo (TE)",
 }
+#: A runtime's name inside a sentence ("vLLM on ROCm is experimental", "Assumes torch.compile
+#: on CUDA."): the label without the form's account of what is priced, which the answer's
+#: echo gives; a warning had read "vllm on … (rocm) is experimental", the request's ids.
+#: The encoder servers are named as the question form names them (app/web/labels.py).
+RUNTIME_NAMES: dict[str, str] = {
+    **RUNTIME_LABELS,
+    "torch-compile": "torch.compile",
+    "tei": "TEI",
+    "infinity": "infinity",
+    "sentence-transformers": "sentence-transformers",
+    "vllm-pooling": "vLLM's pooling runner",
+}
 #: The runtime a request names for llama.cpp's Vulkan build, and the backend it stands for:
 #: the engine prices it as runtime "llama.cpp" on backend "vulkan" (WorkloadSpec.gpu_backend).
 LLAMACPP_VULKAN_RUNTIME = "llama.cpp-vulkan"
@@ -551,6 +563,23 @@ RUNTIME_BACKEND_WORDS: dict[tuple[str, str], str] = {
     # ONNX Runtime reaches Apple GPUs through its CoreML execution provider, not MPS
     ("onnxruntime", "mps"): "Apple GPUs (CoreML execution provider)",
 }
+
+
+def runtime_name(runtime: str) -> str:
+    """A runtime in a sentence's words (RUNTIME_NAMES); an unknown id as itself."""
+    return RUNTIME_NAMES.get(runtime, runtime)
+
+
+def backend_name(backend: str, runtime: str | None = None) -> str:
+    """A backend in a sentence's words, in the runtime's own where it has them (llama.cpp's
+    Metal, not PyTorch's "mps"); an unknown id as itself."""
+    own = RUNTIME_BACKEND_WORDS.get((runtime, backend)) if runtime else None
+    return own or BACKEND_LABELS.get(backend, backend)
+
+
+def framework_name(framework: str) -> str:
+    """A framework in a sentence's words (FRAMEWORK_LABELS); an unknown id as itself."""
+    return FRAMEWORK_LABELS.get(framework, framework)
 
 
 # The GPUs a framework that is not PyTorch runs on through a vendor's plugin, in its own words:

@@ -37,7 +37,7 @@ from app.errors import AppError, error_body, error_text, field_path
 from app.numbers import field_error, parse_hours, parse_int, parse_number, sig_figs
 from app.recommend.schemas import ConstraintsIn, RecommendationRequest, WorkloadIn
 from app.recommend.whatif import best_config, kinds_of_gpu, price_note
-from app.vocab import PEFT_LABELS
+from app.vocab import PEFT_LABELS, runtime_name
 from app.vocab import choices as choices_text
 
 
@@ -570,7 +570,9 @@ def _render_encoder_rows(response: Any, rows: list[Any], console: Console) -> No
         _Col("#", [str(r.rank) for r in rows]),
         _Col("GPU", [r.gpu.name for r in rows], left=True),
         _Col("replicas × GPUs", [f"{s.replicas} × {s.gpus_per_replica}" for s in sv]),
-        _Col("weights", [f"{s.weight_precision} · {s.runtime}" for s in sv], left=True),
+        _Col(
+            "weights", [f"{s.weight_precision} · {runtime_name(s.runtime)}" for s in sv], left=True
+        ),
         _Col(f"{pct}latency ms", [_fmt(s.ttft_p95_ms if p95 else s.ttft_ms, 1) for s in sv]),
         _Col("emb/s", [_fmt(s.embeddings_per_s, 0) for s in sv]),
         _Col("max emb/s", [_fmt(s.max_embeddings_per_s, 0) for s in sv]),

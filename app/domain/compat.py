@@ -25,10 +25,12 @@ from app.vocab import (
     RIG_SEGMENTS,
     RUNTIME_BACKEND_WORDS,
     RUNTIME_FRAMEWORK,
-    RUNTIME_LABELS,
     SINGLE_DEVICE_SEGMENTS,
     VENDOR_LABELS,
     WEIGHT_ONLY_PRECISIONS,
+    backend_name,
+    framework_name,
+    runtime_name,
 )
 
 if TYPE_CHECKING:
@@ -218,6 +220,8 @@ def _framework_support(gpu: GpuSpec, framework: str, rules: Rules) -> Support:
         # no rule data: trust the GPU's own backend list
         return Support(bool(backends), backends[0] if backends else None, "supported")
     best: Support | None = None
+    # a refusal in the forms' words ("PyTorch has no ROCm build"), not the ids ("pytorch has
+    # no rocm build"), which stay in the row's fields
     reasons: list[str] = []
     for backend in backends:
         for rule in relevant:
@@ -230,24 +234,33 @@ def _framework_support(gpu: GpuSpec, framework: str, rules: Rules) -> Support:
                     reasons.append(_hw_reason(gpu, framework, rule))
                 continue
             if rule.status == "unsupported":
-                reasons.append(f"{framework} has no {backend} build for this GPU")
+                reasons.append(
+                    f"{framework_name(framework)} has no {backend_name(backend)} build for this GPU"
+                )
                 continue
             cand = Support(True, backend, rule.status, caveat=rule.caveat)
             if best is None or STATUS_ORDER[cand.status] < STATUS_ORDER[best.status]:
                 best = cand
     if best is not None:
         return best
-    reason = reasons[0] if reasons else f"{framework} does not support {', '.join(backends)}"
+    reason = (
+        reasons[0]
+        if reasons
+        else f"{framework_name(framework)} does not support "
+        + ", ".join(backend_name(b) for b in backends)
+    )
     return Support(False, None, "unsupported", reason)
 
 
 def _hw_reason(gpu: GpuSpec, framework: str, rule: FrameworkRule) -> str:
     if rule.min_compute_capability is not None:
         return (
-            f"current {framework} {rule.backend} builds need compute capability "
+            f"current {framework_name(framework)} {backend_name(rule.backend)} builds need "
+            f"compute capability "
             f"≥ {rule.min_compute_capability}; this GPU has {gpu.compute_capability or 'unknown'}"
         )
-    return f"{gpu.compute_capability or 'this GPU'} is not a supported {rule.backend} target"
+    target = backend_name(rule.backend)
+    return f"{gpu.compute_capability or 'this GPU'} is not a supported {target} target"
 
 
 def _default_backends(gpu: GpuSpec) -> tuple[str, ...]:
@@ -460,7 +473,7 @@ def precision_caveat(
         where = RUNTIME_BACKEND_WORDS.get(
             (runtime, backend or ""), hardware_on(gpu.vendor, backend)
         )
-        label = RUNTIME_LABELS.get(runtime, runtime)
+        label = runtime_name(runtime)
         return f"{precision} under {label} on {where}: {own.note}" if own.note else None
     st = feature_status(gpu, precision, rules, backend)
     if st is None or st.status != "experimental":

@@ -22,7 +22,7 @@ from typing import Any
 
 from app.domain.gpu import GpuSpec
 from app.domain.units import GIB_PER_GB, vram
-from app.vocab import KV_ADMISSIONS, MULTI_GPU_MODES, SUSTAINED_GEMM_PRECISIONS
+from app.vocab import KV_ADMISSIONS, MULTI_GPU_MODES, SUSTAINED_GEMM_PRECISIONS, runtime_name
 
 MATCH_KEYS = (
     "runtime",
@@ -1307,8 +1307,8 @@ def startup_reserve_note(
     else:
         what = "its startup activations"
     return (
-        f"workspace: {gb:.{1 if gb >= 1 else 2}f} GiB per GPU that {runtime} keeps out of the KV "
-        f"cache for {what}"
+        f"workspace: {gb:.{1 if gb >= 1 else 2}f} GiB per GPU that {runtime_name(runtime)} "
+        f"keeps out of the KV cache for {what}"
     )
 
 

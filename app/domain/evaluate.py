@@ -49,9 +49,11 @@ from app.vocab import (
     BACKEND_LABELS,
     FORMAT_ONLY_PRECISIONS,
     MOST_GPUS,
-    RUNTIME_BACKEND_WORDS,
     SINGLE_DEVICE_SEGMENTS,
     TORCH_PROGRAM_RUNTIMES,
+    backend_name,
+    framework_name,
+    runtime_name,
 )
 
 # tensor/data parallel groups in practice are powers of two, up to the most GPUs a job may
@@ -641,7 +643,10 @@ def _gate(gpu: GpuSpec, precision: str, runtime: str | None, ctx: Context) -> Ga
     support = _backend_support(gpu, ctx)
     if not support.ok or support.backend is None:
         out = Gate(
-            Exclusion("framework_unsupported", support.reason or f"no {ctx.framework} support")
+            Exclusion(
+                "framework_unsupported",
+                support.reason or f"no {framework_name(ctx.framework)} support",
+            )
         )
     else:
         backend = support.backend
@@ -789,10 +794,12 @@ def weights_words(
     where inference's said bitsandbytes NF4 is experimental there."""
     if st is None or st.status == "supported":
         return None
-    said = f"{runtime} {precision} weights on {gpu.name}: {st.note}" if st.note else None
+    # the runtime in words ("vLLM", "llama.cpp"), its id stays in the row's fields
+    name = runtime_name(runtime) if runtime else "the runtime"
+    said = f"{name} {precision} weights on {gpu.name}: {st.note}" if st.note else None
     if st.status == "unsupported":
-        return said or f"{runtime} does not run {precision} weights on {gpu.name}", None
-    return None, said or f"{runtime} {precision} weights on {gpu.name} are experimental"
+        return said or f"{name} does not run {precision} weights on {gpu.name}", None
+    return None, said or f"{name} {precision} weights on {gpu.name} are experimental"
 
 
 def _supported(gpu: GpuSpec, feature: str, rules: compat.Rules, backend: str) -> bool:
@@ -810,16 +817,15 @@ def _runtime_gate(
     st = compat.runtime_status(gpu, runtime, ctx.rules, backend)
     if st is None or st.status == "supported":
         return None
+    # in the forms' words: "vllm on rocm is experimental" had read as the request's ids
+    name, on = runtime_name(runtime), backend_name(backend, runtime)
     if st.status == "unsupported":
         # a card outside every rule's hardware carries no note: its compute capability says why
         why = st.note or (
             f"compute capability {gpu.compute_capability}" if gpu.compute_capability else None
         )
-        return f"{runtime} does not run on {gpu.name} ({backend})" + (
-            f": {why}" if why else ""
-        ), None
-    on = RUNTIME_BACKEND_WORDS.get((runtime, backend), backend)
-    return None, f"{runtime} on {on} is experimental" + (f": {st.note}" if st.note else "")
+        return f"{name} does not run on {gpu.name} ({on})" + (f": {why}" if why else ""), None
+    return None, f"{name} on {on} is experimental" + (f": {st.note}" if st.note else "")
 
 
 # The 16-bit tensor datapaths a precision's math may run on, in the order perf tries them
@@ -1667,7 +1673,8 @@ def _gated(
     if split is not None:
         return Exclusion(
             "runtime_unsupported",
-            f"{run.runtime or 'the runtime'} cannot split the model over {exact} GPUs: {split}",
+            f"{runtime_name(run.runtime) if run.runtime else 'the runtime'} cannot split the "
+            f"model over {exact} GPUs: {split}",
         )
     return g, run, max_n, allowed
 

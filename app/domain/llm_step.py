@@ -56,6 +56,7 @@ from app.domain import activations, compat, formats, peaks, topology
 from app.domain.efficiency import EAGER, RuntimeProfile, basis_tflops, sm_clock_share
 from app.domain.gpu import GpuSpec
 from app.domain.workload import ModelSpec, kv_copies, replicated_params
+from app.vocab import runtime_name
 
 # Kernels one decoder layer launches per forward pass: RMSNorm ×2, QKV GEMM, rotary, KV-cache
 # write, attention, output GEMM, gate/up GEMM, activation, down GEMM (fused residual adds).
@@ -794,8 +795,9 @@ def weight_only_note(gpu: GpuSpec, fmt: str, runtime: str) -> str:
     weight-only kernels: the GPU has no such tensor (matrix) cores."""
     cores = "tensor" if gpu.vendor == "nvidia" else "matrix"
     return (
-        f"{gpu.name} has no {fmt} {cores} cores: {runtime}'s weight-only {fmt} kernels "
-        "(16-bit math)"
+        # the runtime in words, not as a possessive of its id ("transformers's")
+        f"{gpu.name} has no {fmt} {cores} cores: {runtime_name(runtime)} runs {fmt} weights "
+        "through weight-only kernels, in 16-bit math"
     )
 
 

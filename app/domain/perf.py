@@ -738,7 +738,7 @@ def fp16_accumulate_words(gpu: GpuSpec, work: WorkloadSpec, est: PerfEstimate) -
     if not profile_for(gpu, fp16, be, phase_regime(work)).fp16_accumulate:
         return None
     half, full = gpu.fp16_tflops, gpu.fp16_tflops * llm_step.fp16_accumulate_gain(gpu)
-    runtime = vocab.RUNTIME_LABELS.get(est.runtime, est.runtime)
+    runtime = vocab.runtime_name(est.runtime)
     why = (
         f"{runtime}'s fp16 engine accumulates in FP16, which {gpu.name}'s tensor cores run at "
         f"twice the FP32-accumulate rate ({GEFORCE_FP16_ACCUMULATE})"

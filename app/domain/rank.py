@@ -32,12 +32,9 @@ from app.domain.workload import (
     memory_breakdown,
 )
 from app.vocab import (
-    BACKEND_LABELS,
     LLAMACPP_VULKAN_RUNTIME,
     OBJECTIVES,
     QUANTIZATION_LABELS,
-    RUNTIME_BACKEND_WORDS,
-    RUNTIME_LABELS,
     TORCH_PROGRAM_RUNTIMES,
 )
 
@@ -956,13 +953,11 @@ UNRANKED = ""
 def _assumes_said(runtime: str, backend: str, quantization: str) -> str:
     """The runtime line in the forms' words: "Assumes the pytorch runtime on cuda" had read
     as identifiers to a new user (the ids stay in the row's fields)."""
-    on = (
-        RUNTIME_BACKEND_WORDS.get((runtime, backend)) or BACKEND_LABELS.get(backend, backend)
-        if backend
-        else ""
-    )
+    on = vocab.backend_name(backend, runtime) if backend else ""
+    # the runtime's short name: the form's label ("PyTorch compiled (torch.compile default
+    # mode; LLM inference: CUDA graphs)") had made the line a paragraph
     return (
-        f"Assumes {RUNTIME_LABELS.get(runtime, runtime)}"
+        f"Assumes {vocab.runtime_name(runtime)}"
         + (f" on {on}" if on else "")
         + (
             f", {QUANTIZATION_LABELS.get(quantization, quantization)} weights"

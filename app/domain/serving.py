@@ -38,6 +38,7 @@ from app.domain.gpu import GpuSpec
 from app.domain.units import gib
 from app.domain.workload import ModelSpec, allocator_slack, context_gb, replicated_weight_bytes
 from app.vocab import SERVING_PRECISION_ORDER as PRECISION_ORDER
+from app.vocab import runtime_name
 
 GB = 1e9
 
@@ -500,7 +501,8 @@ def supports_weights(
         if fp4_min is not None:
             return (
                 f"fp4 (NVFP4/MXFP4) needs Blackwell tensor cores, or compute capability "
-                f"{fp4_min}+ for {runtime.name if runtime else 'the runtime'}'s weight-only kernels"
+                f"{fp4_min}+ for {runtime_name(runtime.name) if runtime else 'the runtime'}'s "
+                f"weight-only kernels"
             )
         return "fp4 (NVFP4/MXFP4) needs Blackwell tensor cores"
     own_int4 = runtime is not None and runtime.int4_format is not None

@@ -34,7 +34,14 @@ from app.domain import serving_encoder_step as encoder_step
 from app.domain.calibration import Calibration
 from app.domain.gpu import GpuSpec
 from app.domain.workload import MemoryBreakdown, ModelSpec, ServingSpec, WorkloadSpec
-from app.vocab import FOUR_BIT_PRECISIONS, QUANTIZATION_PRECISION, SINGLE_DEVICE_SEGMENTS
+from app.vocab import (
+    FOUR_BIT_PRECISIONS,
+    QUANTIZATION_PRECISION,
+    SINGLE_DEVICE_SEGMENTS,
+    backend_name,
+    framework_name,
+    runtime_name,
+)
 
 # The serving runtimes are builds for the GPU's PyTorch backend (vLLM, SGLang, TensorRT-LLM,
 # Transformers) or build for the same backends (llama.cpp, MLX): the backend is PyTorch's.
@@ -383,8 +390,10 @@ def runtime_for(
     if st is None or st.status == "supported":
         # a supported runtime's stated condition (TEI's Hopper image) is said, not ranked down
         return runtime, st.caveat if st is not None and st.caveat else None
-    why = f"{runtime} on {gpu.name} ({backend}) is {st.status}" + (
-        f": {st.note}" if st.note else ""
+    # in the forms' words ("vLLM on … (ROCm)"): the ids stay in the row's fields
+    why = (
+        f"{runtime_name(runtime)} on {gpu.name} ({backend_name(backend, runtime)}) "
+        f"is {st.status}" + (f": {st.note}" if st.note else "")
     )
     if st.status == "experimental":
         return runtime, why
@@ -429,7 +438,9 @@ def software(gpu: GpuSpec, ctx: ev.Context) -> _Software | ev.Exclusion:
     asked = compat.framework_support(gpu, ctx.framework, ctx.rules)
     support = compat.framework_support(gpu, _BACKEND_FRAMEWORK, ctx.rules)
     if not asked.ok:
-        out = ev.Exclusion("framework_unsupported", asked.reason or f"no {ctx.framework} support")
+        out = ev.Exclusion(
+            "framework_unsupported", asked.reason or f"no {framework_name(ctx.framework)} support"
+        )
     elif not support.ok or support.backend is None:
         out = ev.Exclusion("framework_unsupported", support.reason or "no PyTorch support")
     else:
@@ -808,7 +819,8 @@ def _options(gpu: GpuSpec, ctx: ev.Context, runtime: sv.RuntimeProfile, backend:
         fmt = ev.weights_format(work, wp)  # AWQ, GPTQ: their own rules
         st = compat.weights_status(gpu, runtime.name, wp, rules, backend, fmt)
         if st is not None and st.status == "unsupported":
-            barred.append((wp, f"{runtime.name} on {backend}: {st.note or 'unsupported'}"))
+            on = f"{runtime_name(runtime.name)} on {backend_name(backend, runtime.name)}"
+            barred.append((wp, f"{on}: {st.note or 'unsupported'}"))
         elif (said := ev.weights_words(gpu, runtime.name, wp, st)) is not None and said[1]:
             # an experimental kernel path (bitsandbytes NF4 on Metal) said and ranked as an
             # inference row on the same card says and ranks it

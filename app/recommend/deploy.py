@@ -47,7 +47,7 @@ from app.recommend import presets
 from app.recommend import schemas as s
 from app.recommend.presets import LongContext
 from app.shipped.rules import DATA_DIR, load_efficiency
-from app.vocab import DATA_PARALLEL_SERVERS, HALF_PRECISIONS
+from app.vocab import DATA_PARALLEL_SERVERS, HALF_PRECISIONS, runtime_name
 
 PORT = 8000
 
@@ -190,7 +190,8 @@ def _with_rope(
     if flags is None:
         said += (
             f' — add "rope_scaling": {json.dumps(rope)} to the checkpoint\'s config.json '
-            f"before starting {runtime} (the publisher's route for other frameworks)"
+            f"before starting {runtime_name(runtime)} (the publisher's route for other "
+            "frameworks)"
         )
     else:
         at = next((i for i, a in enumerate(args) if a in ("--host", "--port")), len(args))
@@ -643,7 +644,7 @@ def setup_for(row: s.Recommendation, command: str) -> Setup:
         why = (
             "TensorRT-LLM runs on NVIDIA GPUs only: it has no ROCm build for this AMD GPU"
             if runtime == "tensorrt-llm"
-            else f"{runtime} publishes no ROCm container for {row.gpu.name} "
+            else f"{runtime_name(runtime)} publishes no ROCm container for {row.gpu.name} "
             f"({row.gpu.compute_capability}): build it for ROCm from its source"
         )
         return Setup(None, command, why)
@@ -811,7 +812,8 @@ def deploy_for(
         notes.append(install.why)
     elif install.run != command:
         notes.append(
-            f"PyPI's {sv.runtime} wheels are CUDA builds: on this AMD GPU run the command "
+            f"PyPI's {runtime_name(sv.runtime)} wheels are CUDA builds: on this AMD GPU run the "
+            "command "
             f"in the ROCm container, `{install.run.removesuffix(command)}<command>`"
         )
     platform = _platform(row)

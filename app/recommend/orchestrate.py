@@ -23,7 +23,7 @@ from app.recommend import schemas as s
 from app.recommend.summary import answer_summary
 from app.reports import service as reports
 from app.shipped import rules as engine_rules
-from app.vocab import MEASURED_PRECISIONS
+from app.vocab import MEASURED_PRECISIONS, backend_name
 
 
 def _report_id(value: str | int, field: str) -> int:
@@ -90,7 +90,8 @@ def _device(session: Session, value: str | int, gpus: list[GpuSpec]) -> _Device:
         # a run whose backend cannot be this GPU's (a CPU-only torch labelled as an H100) is
         # the device it measured, not an uncalibrated H100 baseline
         notes.append(
-            f"{source} ran on {report.environment.backend}, not on {gpu.name}: compared as "
+            f"{source} ran on {backend_name(report.environment.backend)}, not on {gpu.name}: "
+            "compared as "
             "the device it measured"
         )
         gpu = None

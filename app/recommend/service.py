@@ -47,6 +47,7 @@ from app.vocab import (
     FRAMEWORK_LABELS,
     RUNTIME_FRAMEWORK,
     TORCH_PROGRAM_RUNTIMES,
+    framework_name,
 )
 
 __all__ = [
@@ -154,7 +155,8 @@ def _under_framework(
             )
         # a preset's QLoRA recipe: its adapters, on the 16-bit base the framework loads
         said = (
-            f"the preset's QLoRA recipe is PyTorch's (bitsandbytes, PEFT): under {framework}, "
+            "the preset's QLoRA recipe is PyTorch's (bitsandbytes, PEFT): under "
+            f"{framework_name(framework)}, "
             "LoRA on the 16-bit base"
         )
         return {"peft": "lora", "quantization": "none"}, [said]
@@ -168,7 +170,7 @@ def _under_framework(
         )
     said = (
         f"the preset's {work.quantization} weights load in PyTorch runtimes and llama.cpp: "
-        f"under {framework}, its 16-bit weights"
+        f"under {framework_name(framework)}, its 16-bit weights"
     )
     return {"quantization": "none", "precision": request.workload.precision or "bf16"}, [said]
 

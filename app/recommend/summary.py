@@ -17,7 +17,7 @@ from app.recommend import deadline
 from app.recommend import schemas as s
 from app.recommend.quality import AS_RELEASED, PUBLISHER_OWN
 from app.recommend.whatif import best_config, config_name, deadline_first, kinds_of_gpu
-from app.vocab import PEFT_LABELS, TORCH_PROGRAM_RUNTIMES
+from app.vocab import PEFT_LABELS, TORCH_PROGRAM_RUNTIMES, runtime_name
 
 # Names that open a row's words (a GPU's maker or line: "Apple M3 Ultra …", "Intel Arc B580 …",
 # "Tesla P40 …") and keep their capital mid-sentence, as the mixed-case ones below do
@@ -730,7 +730,7 @@ def answer_summary(answer: s.RecommendationResponse) -> s.AnswerSummaryOut:
         kv = (
             f" and {sv.kv_cache_precision} KV cache"
             if sv.kind != "encoder"
-            else f" on {sv.runtime}"
+            else f" on {runtime_name(sv.runtime)}"
         )
         why.insert(0, f"{weights} weights{kv}")
     sentence = f"Pick {_name(top)}: " + ", ".join(why) + "."

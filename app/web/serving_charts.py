@@ -8,6 +8,7 @@ latency target."""
 from __future__ import annotations
 
 from app.recommend import schemas as rs
+from app.vocab import runtime_name
 from app.web import charts
 
 CHARTS = 3
@@ -165,6 +166,6 @@ def _encoder_chart(
     )
     caption = (
         f"#{row.rank} {row.gpu.name}, {sv.replicas} × 1 GPU, {sv.weight_precision} on "
-        f"{sv.runtime}: {pct}latency vs embeddings/s up to saturation"
+        f"{runtime_name(sv.runtime)}: {pct}latency vs embeddings/s up to saturation"
     )
     return caption, chart, names

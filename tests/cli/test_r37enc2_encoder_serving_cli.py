@@ -46,13 +46,13 @@ def test_an_encoders_serving_table_says_its_own_units(
 ) -> None:
     out = _run(read_settings, tmp_path, WIDE, monkeypatch)
     table = out[out.index("┏") : out.index("┘")]
-    for said in ("latency ms", "emb/s", "max emb/s", "$/1M emb", "fp16 · tei"):
+    for said in ("latency ms", "emb/s", "max emb/s", "$/1M emb", "fp16 · TEI"):
         assert said in table, said
     for unsaid in ("TTFT", "ITL", "tok/s", "$/1M out", "KV"):
         assert unsaid not in out, unsaid
     assert "latency: a request in to its embedding out" in out
     assert "within latency ≤ 200 ms" in out
-    assert "fp16 weights on tei" in out  # the verdict: no KV cache to name
+    assert "fp16 weights on TEI" in out  # the verdict: no KV cache to name
 
 
 def test_it_fits_80_columns(
