@@ -241,9 +241,7 @@ def head_saved(m: ModelSpec, policy: Policy) -> float:
     return norm * h + (0.0 if policy.frozen_base else policy.compute * h)
 
 
-def logits_bytes(
-    m: ModelSpec, tokens: float, policy: Policy, chunks: int = 1, compiled: bool = True
-) -> float:
+def logits_bytes(m: ModelSpec, tokens: float, policy: Policy, chunks: int, compiled: bool) -> float:
     """Peak bytes of the logits and the loss over them (every trainer computes them, whatever
     the checkpointing).
 

@@ -364,11 +364,22 @@ def undominated(chosen: Candidate, others: list[Candidate] | None) -> list[Candi
     return listed[1:]
 
 
+# The share of a card's usable memory below which a row is tight (the headroom tip's threshold)
+TIGHT_SHARE = 0.15
+
+
+def _tight(c: Candidate) -> bool:
+    return c.available_gb - c.memory.total < TIGHT_SHARE * c.available_gb
+
+
 def _dominates(a: Candidate, b: Candidate) -> bool:
     """``b`` is no faster than ``a`` (within FASTEST_TIE: closer than an estimate here tells
     apart) and costs more: its price to finish, else its way in (``metric_of``'s 'cheapest'),
-    else, unpriced, more of the same card."""
+    else, unpriced, more of the same card. Not where ``b`` buys what ``a`` lacks: room in
+    memory where ``a`` is tight, or a latency target ``a`` misses."""
     if a.perf.unit != b.perf.unit or b.perf.throughput > a.perf.throughput * FASTEST_TIE:
+        return False
+    if (_tight(a) and not _tight(b)) or (a.meets_latency is False and b.meets_latency):
         return False
     pa, pb = _price(a), _price(b)
     if pa is not None and pb is not None:
@@ -1416,7 +1427,7 @@ def tips(
             ".to(device, non_blocking=True), or decode data on the GPU."
         )
     free = c.available_gb - m.total
-    if free < 0.15 * c.available_gb:
+    if _tight(c):
         out.append(f"Only {gib(free)} GiB headroom: {_tight_advice(c)}")
     batch = _global_batch_tip(c)
     upcast = _kbit_upcast_gb(c)

@@ -1365,8 +1365,7 @@ def _training_memory(
         # 16-bit (torchtune's LoRA recipes in bf16) keeps the adapters, their gradients and a
         # torch optimizer's states in 16-bit.
         adapter_b = 2.0 if pure16(work) else 4.0
-        if pure16(work):
-            opt_b *= _STATE_SHRINK.get(work.optimizer, 1.0)
+        opt_b = optimizer_state_bytes(work)  # a paged optimizer's 32-bit states stay fp32
         states = adapters * opt_b
         if work.paged_optimizer:
             # one layer's adapters at a time (each is a few small tensors)
@@ -1390,7 +1389,8 @@ def _training_memory(
     elif pure:
         # the model itself is 16-bit: no fp32 copy and no per-pass casts of it
         weights, master, casts = params * 2.0, 0.0, 0.0
-        notes.append("pure 16-bit training: weights, gradients and optimizer states in 16-bit, "
+        states_said = "" if work.paged_optimizer else " and optimizer states"
+        notes.append(f"pure 16-bit training: weights, gradients{states_said} in 16-bit, "
                      "no fp32 master copy")  # fmt: skip
     else:
         # autocast: fp32 parameters (the master copy) plus the 16-bit copy of every weight a

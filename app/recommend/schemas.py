@@ -1774,7 +1774,14 @@ class Recommendation(BaseModel):
     alternatives: list[AlternativeOut] = Field(
         default_factory=list,
         description="this card's other configurations (GPU counts, savers), less any no faster "
-        "(within 5 %) than one listed that costs less",
+        "(within 5 %) than one listed that costs less unless it has the memory room or meets "
+        "the latency target that one lacks (serving rows: every other GPU count, each a "
+        "different capacity)",
+    )
+    alternatives_left_out: int = Field(
+        0,
+        description="how many of this card's other configurations were left out of "
+        "``alternatives`` as no faster than a cheaper one listed",
     )
     serving: ServingOut | None = None
     price_known: bool = True

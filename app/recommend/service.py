@@ -40,7 +40,7 @@ from app.recommend import deadline, deploy, whatif
 from app.recommend import schemas as s
 from app.recommend import serving as serving_plan
 from app.recommend.presets import DATA_DIR
-from app.recommend.rows import gpu_out, memory_out, row_fields, stale_cutoff
+from app.recommend.rows import Fields, gpu_out, memory_out, row_fields, stale_cutoff
 from app.recommend.workloads import get_workload, list_workloads, resolve_workload, resolved_out
 from app.vocab import (
     BOUNDED_OBJECTIVES,
@@ -1287,23 +1287,17 @@ def recommend(
         base_out, base_tput = _baseline(baseline, base_ctx)
     cutoff = stale_cutoff()
     jobs = rank.JobTerms()
-    rows = _ROWS.validate_python(
-        [
-            row_fields(
-                c,
-                i,
-                ordered[0],
-                request.objective,
-                work,
-                base_tput,
-                rank.undominated(c, others.get(c.gpu.slug)),
-                rules,
-                cutoff,
-                jobs,
-            )
-            for i, c in enumerate(ordered, start=1)
-        ]
-    )
+
+    def fields(c: rank.Candidate, i: int) -> Fields:
+        listed = others.get(c.gpu.slug) or []
+        kept = rank.undominated(c, listed)
+        out = row_fields(
+            c, i, ordered[0], request.objective, work, base_tput, kept, rules, cutoff, jobs
+        )
+        out["alternatives_left_out"] = len(listed) - len(kept)
+        return out
+
+    rows = _ROWS.validate_python([fields(c, i) for i, c in enumerate(ordered, start=1)])
     warnings += _fallback_warnings(ordered, work.precision)
     top_mem = _headline_memory(work, _savers_allowed(request.workload))
     response = s.RecommendationResponse(

@@ -343,12 +343,7 @@ def _check_inference_fields(w: s.WorkloadIn) -> None:
             "caching text encodings and latents only applies to training",
             field="workload.cache_encodings",
         )
-    for name, default in STATE_FIELD_DEFAULTS.items():
-        if getattr(w, name) not in (None, default):
-            raise InvalidInput(
-                f"{name} says how a training job holds its state; an inference job has none",
-                field=f"workload.{name}",
-            )
+    _refuse_state_fields(w, "says how a training job holds its state; an inference job has none")
 
 
 # The training-state fields and the value each takes when the trainer does nothing special:
@@ -359,6 +354,13 @@ STATE_FIELD_DEFAULTS: dict[str, object] = {
     "paged_optimizer": False,
     "loss_chunks": 1,
 }
+
+
+def _refuse_state_fields(w: s.WorkloadIn, why: str) -> None:
+    """A 422 naming the first training-state field set to other than its default."""
+    for name, default in STATE_FIELD_DEFAULTS.items():
+        if getattr(w, name) not in (None, default):
+            raise InvalidInput(f"{name} {why}", field=f"workload.{name}")
 
 
 def _state_fields(
@@ -378,13 +380,11 @@ def _state_fields(
         # Megatron's memory plan (workload._megatron_memory) holds its own distributed
         # optimizer's state and prices none of these; echoing one back unpriced would be a
         # silent contradiction
-        for name, default in STATE_FIELD_DEFAULTS.items():
-            if getattr(w, name) not in (None, default):
-                raise InvalidInput(
-                    f"{name} is a single-trainer setting (torchtune, Hugging Face); runtime "
-                    "'megatron' keeps its distributed optimizer's own state: leave it out",
-                    field=f"workload.{name}",
-                )
+        _refuse_state_fields(
+            w,
+            "is a single-trainer setting (torchtune, Hugging Face); runtime 'megatron' keeps "
+            "its distributed optimizer's own state: leave it out",
+        )
         return {}
     out: dict[str, Any] = {}
     if w.master_weights == "none":

@@ -453,19 +453,50 @@ JOB_SIZES = {"batch_size": "Batch size", "seq_len": "Sequence length"}
 JOB_SIZE_MAX = {"batch_size": rs.MAX_BATCH_SIZE, "seq_len": rs.MAX_SEQ}
 
 
-def _job_sizes(request: Request) -> tuple[dict[str, int], str | None]:
-    """The batch size and sequence length asked (blank: the preset's), or what is wrong with
-    one, naming it; their bounds are the workload's own (rs.WorkloadIn)."""
+def _job_sizes(request: Request) -> tuple[dict[str, int], dict[str, str]]:
+    """The batch size and sequence length asked (blank: the preset's), and what is wrong with
+    each bad one, by field; their bounds are the workload's own (rs.WorkloadIn). Checked
+    whether or not a preset is chosen: "abc" with no preset had been dropped without a word."""
     sizes: dict[str, int] = {}
+    errors: dict[str, str] = {}
     for key, words in JOB_SIZES.items():
         raw = request.query_params.get(key, "").strip()
         if not raw:
             continue
         try:
-            sizes[key] = int(raw)
+            value = int(raw)
         except ValueError:
-            return sizes, f"{words}: give a whole number, not {raw!r}"
-    return sizes, None
+            errors[key] = f"{words}: give a whole number, not {raw!r}"
+            continue
+        if not 1 <= value <= JOB_SIZE_MAX[key]:
+            errors[key] = f"{words}: give a whole number from 1 to {JOB_SIZE_MAX[key]:,}"
+            continue
+        sizes[key] = value
+    return sizes, errors
+
+
+def _job_error_field(exc: InvalidInput | NotFound, sizes: dict[str, int]) -> str:
+    """The comparison's field an engine refusal belongs to. The prompt past the context is
+    the sequence length's even where the engine blames output_tokens (the prompt + the
+    default output overflow): this form has no output field, and the sequence length asked
+    is what the reader can change (its 422 had shown under Preset, naming neither)."""
+    field = (exc.field or "").removeprefix("workload.")
+    if field in JOB_SIZES:
+        return field
+    if field == "output_tokens" and "seq_len" in sizes:
+        return "seq_len"
+    return "preset"
+
+
+def _size_notes(job: list[Any], sizes: dict[str, int]) -> list[str]:
+    """What the engine says, on every GPU, about a size asked: the answer page says
+    "Sequence length does not apply to a CNN ...; ignored" for a ResNet-50's 512, which
+    /compare had dropped without a word. Only those: the job's other warnings (a market
+    price, the QLoRA recipe) are the answer page's, and this page kept its table first."""
+    first = job[0].warnings if job else []
+    return [
+        w for w in first if any(key in w for key in sizes) and all(w in e.warnings for e in job[1:])
+    ]
 
 
 @router.get("/compare", response_class=HTMLResponse)
@@ -480,7 +511,7 @@ def compare(request: Request, session: SessionDep, settings: SettingsDep) -> HTM
     peft = request.query_params.get("peft", "").strip() or None
     # the job's size as the question asked it: a batch of 8 asked on the form had been
     # compared at the preset's own batch (a new user's walk, 2026-12-07)
-    sizes, bad_size = _job_sizes(request)
+    sizes, field_errors = _job_sizes(request)
     ctx: dict[str, Any] = {
         "slugs": slugs,
         "all_gpus": every,
@@ -496,9 +527,12 @@ def compare(request: Request, session: SessionDep, settings: SettingsDep) -> HTM
         "pefts": PEFTS,
         "sizes": {k: request.query_params.get(k, "").strip() for k in JOB_SIZES},
         "job": None,
-        "job_error": None,
+        "job_notes": [],
+        # each job field's error, shown at its field (the preset's, the task's and PEFT's
+        # under Preset, as before)
+        "field_errors": field_errors,
     }
-    status = 200
+    status = 422 if field_errors else 200
     if slugs:
         try:
             result = offers.compare(session, settings, slugs)
@@ -517,27 +551,25 @@ def compare(request: Request, session: SessionDep, settings: SettingsDep) -> HTM
             ctx["rows"] = _compare_rows(result, rent_prices, buy_prices, launches)
             ctx["interconnect_said"] = interconnect_said
             if preset and task == "serving":
-                ctx["job_error"] = SERVING_ELSEWHERE
+                field_errors["preset"] = SERVING_ELSEWHERE
                 status = 422
-            elif preset and bad_size:
-                ctx["job_error"] = bad_size
-                status = 422
-            elif preset:
+            elif preset and not field_errors:
                 try:
-                    ctx["job"] = _compare_workload(
+                    ctx["job"] = job = _compare_workload(
                         session, settings, slugs, preset, task, peft, sizes
                     )
+                    ctx["job_notes"] = _size_notes(job, sizes)
                 except (InvalidInput, NotFound) as exc:
-                    ctx["job_error"] = exc.message
+                    at = _job_error_field(exc, sizes)
+                    said = exc.message
+                    if at in JOB_SIZES and at not in said:
+                        # "prompt + output = ... exceeds" had named no field
+                        said = f"{JOB_SIZES[at]}: {said}"
+                    field_errors[at] = said
                     status = exc.status_code
                 except ValidationError as exc:
                     bad = {str(e["loc"][-1]) for e in exc.errors() if e.get("loc")}
-                    size = next((k for k in JOB_SIZES if k in bad), None)
                     what = "a PEFT method" if "peft" in bad else "a task"
-                    ctx["job_error"] = (
-                        f"{JOB_SIZES[size]}: give a whole number from 1 to {JOB_SIZE_MAX[size]:,}"
-                        if size
-                        else f"choose {what} from the list"
-                    )
+                    field_errors["preset"] = f"choose {what} from the list"
                     status = 422
     return render(request, "compare.html", ctx, status_code=status)

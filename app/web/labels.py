@@ -66,10 +66,19 @@ def choice_label(field: str, value: object) -> str:
 AUTOCAST_FAMILIES = frozenset({"cnn", "vit"})
 
 
-def precision_label(precision: str, task: str, family: str | None, runtime: str | None) -> str:
+def precision_label(
+    precision: str,
+    task: str,
+    family: str | None,
+    runtime: str | None,
+    master_weights: str | None = None,
+) -> str:
     """A job's precision as it runs: "FP16 mixed precision" is training's word (fp32 master
-    weights) and autocast's; an SDXL inference in FP16 is just FP16."""
+    weights) and autocast's; an SDXL inference in FP16 is just FP16, and so is training with
+    ``master_weights`` 'none' (pure 16-bit: no fp32 copy to mix with)."""
     label = choice_label("precision", precision)
+    if master_weights == "none":
+        return label.removesuffix(" mixed precision")
     if task in ("training", "fine-tuning") or (
         family in AUTOCAST_FAMILIES and runtime in vocab.AUTOCAST_RUNTIMES
     ):

@@ -469,7 +469,7 @@ def _echo(
         )
         return out + _echo_limits(answer, req, as_of)
     job = [
-        precision_label(w.precision, w.task, w.model.family, w.runtime),
+        precision_label(w.precision, w.task, w.model.family, w.runtime, w.master_weights),
         f"batch {num(w.batch_size)}",
     ]
     if w.seq_len:
@@ -881,7 +881,7 @@ CSV_COLUMNS = (
     "embedding_latency_p95_ms",
     "usd_per_million_embeddings",
     # a deadline's reading of the row: the hours to finish at its band's slow end, and whether
-    # that end misses the deadline (empty without a job length; the second without a deadline)
+    # that end misses the deadline (both empty without a deadline)
     "slow_end_hours",
     "may_miss_deadline",
 )

@@ -84,3 +84,12 @@ def test_the_sets_that_calibrate_nothing_meet_it_as_the_app_answers(
     b = app_scores[regime]
     coverage, width = b.coverage, b.median_width  # type: ignore[attr-defined]
     assert coverage >= 0.8 and width <= 2.5, (regime, coverage, width)
+
+
+def test_the_open_cuda_set_holds_at_least_what_it_reads_now(app_scores: dict[str, object]) -> None:
+    """The strict xfail above only says the goal is not met; this floor says by how much, so
+    a fall from 25 of 32 inside fails here."""
+    b = app_scores["serving-open-cuda"]
+    assert b.n == 32  # type: ignore[attr-defined]
+    assert b.coverage >= 25 / 32 - 1e-9, b  # type: ignore[attr-defined]
+    assert b.median_width <= 2.5, b  # type: ignore[attr-defined]
