@@ -101,6 +101,7 @@ NUMBER_EXAMPLES: dict[str, tuple[str, ...]] = {
     "seq_len": ("2,048", "8k"),
     "output_tokens": ("256", "1k"),
     "lora_rank": ("16",),
+    "loss_chunks": ("8",),
     "dataset_samples": ("1,281,167", "50k"),
     "epochs": ("3", "0.5"),
     "latency_target_ms": ("500",),

@@ -131,6 +131,10 @@ DEQUANTISED_FAMILIES: tuple[Family, ...] = ("vit", "cnn", "encoder", "diffusion"
 #: rectified-flow DiT, whose VAE convolutions stay 16-bit): ModelSpec.conv_layers reads which
 #: from the preset's operator table (data/operators/).
 CONV_FAMILIES: tuple[Family, ...] = ("cnn", "diffusion")
+#: Families whose 16-bit inference is priced as autocast over fp32 weights on an
+#: AUTOCAST_RUNTIMES runtime (a cast kernel per conv / linear weight each pass,
+#: perf._autocast_casts); every other inference runs on 16-bit weights throughout.
+AUTOCAST_FAMILIES: tuple[Family, ...] = ("cnn", "vit")
 #: Families whose sample is an image (a diffusion sample: one generated image): their rates
 #: are shown in images/s.
 IMAGE_FAMILIES: tuple[Family, ...] = ("cnn", "diffusion", "vit")

@@ -32,6 +32,7 @@ from app.domain.workload import (
     memory_breakdown,
 )
 from app.vocab import (
+    FOUR_BIT_PRECISIONS,
     LLAMACPP_VULKAN_RUNTIME,
     OBJECTIVES,
     QUANTIZATION_LABELS,
@@ -916,10 +917,6 @@ def replica_span(gpu: GpuSpec, work: WorkloadSpec, est: PerfEstimate) -> str:
     if est.num_gpus // est.copies <= 1 or not work.is_llm_inference:
         return ""
     return profile_for(gpu, work, est.backend, "decode").span
-
-
-# The 4-bit precisions (a serving replica's weight precision names no format's bits)
-FOUR_BIT_PRECISIONS = ("int4", "fp4")
 
 
 def is_four_bit(work: WorkloadSpec) -> bool:

@@ -59,13 +59,6 @@ def choice_label(field: str, value: object) -> str:
     return CHOICES.get(field, {}).get(text) or text.replace("_", " ").replace("-", " ")
 
 
-# The families whose 16-bit inference the engine prices as autocast over fp32 weights (a cast
-# kernel per conv / linear weight each pass: perf._autocast_casts, CNNs and ViTs on
-# vocab.AUTOCAST_RUNTIMES); every other inference runs on 16-bit weights throughout
-# (diffusers' torch_dtype=float16, an LLM's checkpoint dtype).
-AUTOCAST_FAMILIES = frozenset({"cnn", "vit"})
-
-
 def precision_label(
     precision: str,
     task: str,
@@ -80,7 +73,7 @@ def precision_label(
     if master_weights == "none":
         return label.removesuffix(" mixed precision")
     if task in ("training", "fine-tuning") or (
-        family in AUTOCAST_FAMILIES and runtime in vocab.AUTOCAST_RUNTIMES
+        family in vocab.AUTOCAST_FAMILIES and runtime in vocab.AUTOCAST_RUNTIMES
     ):
         return label
     return label.removesuffix(" mixed precision")

@@ -21,7 +21,7 @@ def test_defaults_are_named_on_the_workload_and_every_row(read_client: TestClien
     assert llm["workload"]["runtime"] == "transformers"
     for row in llm["recommendations"]:
         assert row["runtime"] == "transformers" and row["backend"]
-        assert any("transformers runtime" in line for line in row["explanation"])
+        assert any("Hugging Face Transformers" in line for line in row["explanation"])
 
 
 def test_gguf_format_runs_on_llama_cpp_with_its_bits(read_client: TestClient) -> None:

@@ -31,6 +31,10 @@ def test_the_compare_pages_job_names_its_adapter_recipe(read_client: TestClient)
     head = re.search(r'<h2 id="job-h">(.*?)</h2>', text, re.S)
     assert head is not None
     said = html_lib.unescape(re.sub(r"<[^>]+>", "", head.group(1)))
-    assert said == "For the job: Mistral 7B (v0.1), Fine-tuning · QLoRA (4-bit base)", said
+    # the sizes the job runs at follow the recipe (the preset's own when none is asked)
+    assert (
+        said
+        == "For the job: Mistral 7B (v0.1), Fine-tuning · QLoRA (4-bit base) · batch 4, 2,048 tokens"
+    ), said
     plain = page(read_client, "/compare?slugs=rtx-4090,rtx-3090&preset=resnet-50")
     assert "data-peft" not in plain
