@@ -19,9 +19,9 @@ def test_onnx_runtime_on_a_mac_is_coreml_not_mps(read_client: TestClient) -> Non
     )
     assert r.status_code == 200, r.text
     warnings = [w for x in r.json()["recommendations"] for w in x["warnings"]]
-    said = [w for w in warnings if w.startswith("onnxruntime on ")]
+    said = [w for w in warnings if w.startswith("ONNX Runtime on ")]
     assert said and all("CoreML execution provider" in w for w in said)
-    assert not any("onnxruntime on mps" in w for w in warnings)
+    assert not any("ONNX Runtime on MPS" in w or "onnxruntime on mps" in w for w in warnings)
 
 
 def test_offload_copies_are_per_micro_step_with_the_count_to_an_optimizer_step(

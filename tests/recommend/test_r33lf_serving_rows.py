@@ -37,7 +37,11 @@ def test_a_mac_int4_transformers_serving_row_says_nf4_and_its_caveat(shipped_cat
 
     def said(row: s.Recommendation) -> tuple[str, str]:
         quality = next(w for w in row.warnings if w.startswith("quality:"))
-        caveat = next(w for w in row.warnings if w.startswith("transformers int4 weights on"))
+        caveat = next(
+            w
+            for w in row.warnings
+            if w.startswith("Hugging Face Transformers (eager generate) int4 weights on")
+        )
         return quality, caveat
 
     quality, caveat = said(served)

@@ -723,7 +723,9 @@ def test_an_nvfp4_checkpoint_is_fp4_in_inference_and_serving_on_a_hopper_gpu() -
     inf, srv = _four_users_on_h100s(base)
     assert inf.workload.precision == "fp4"
     row = inf.recommendations[0]
-    assert row.memory is not None and any("weight-only FP4" in w for w in row.warnings)
+    assert row.memory is not None and any(
+        "runs FP4 weights through weight-only kernels" in w for w in row.warnings
+    )
     served = [x for x in srv.recommendations if x.serving is not None]
     assert served and served[0].serving is not None and served[0].memory is not None
     assert served[0].serving.weight_precision == "fp4"
