@@ -193,6 +193,17 @@ LLAMA3_8B = ModelSpec(
     vocab_size=128256,
     max_context=8192,
 )
+# config.json of meta-llama/Llama-3.1-8B (torchtune's single-device recipes)
+LLAMA31_8B = ModelSpec(
+    family="decoder",
+    params=8030261248,
+    layers=32,
+    hidden_size=4096,
+    num_heads=32,
+    num_kv_heads=8,
+    intermediate_size=14336,
+    vocab_size=128256,
+)
 LLAMA3_70B = ModelSpec(
     family="decoder",
     params=70.6e9,

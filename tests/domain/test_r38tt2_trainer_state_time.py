@@ -9,20 +9,10 @@ import pytest
 
 from app.domain import perf
 from app.domain.operators import OPTIMIZER_TRAFFIC, Op
-from app.domain.workload import ModelSpec, WorkloadSpec
-from tests.domain.fixtures import A100
+from app.domain.workload import WorkloadSpec
+from tests.domain.fixtures import A100, LLAMA31_8B
 
-# config.json of meta-llama/Llama-3.1-8B
-LLAMA = ModelSpec(
-    family="decoder",
-    params=8030261248,
-    layers=32,
-    hidden_size=4096,
-    num_heads=32,
-    num_kv_heads=8,
-    intermediate_size=14336,
-    vocab_size=128256,
-)
+LLAMA = LLAMA31_8B  # config.json of meta-llama/Llama-3.1-8B
 
 
 def _job(**kw: object) -> WorkloadSpec:

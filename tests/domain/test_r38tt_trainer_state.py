@@ -18,19 +18,10 @@ from app.domain.workload import (
     WorkloadSpec,
     memory_breakdown,
 )
+from tests.domain.fixtures import LLAMA31_8B
 
 GB = 1e9
-# config.json of meta-llama/Llama-3.1-8B
-LLAMA = ModelSpec(
-    family="decoder",
-    params=8030261248,
-    layers=32,
-    hidden_size=4096,
-    num_heads=32,
-    num_kv_heads=8,
-    intermediate_size=14336,
-    vocab_size=128256,
-)
+LLAMA = LLAMA31_8B  # config.json of meta-llama/Llama-3.1-8B
 VOCAB_TABLE = 128256 * 4096  # the largest tensor: the embedding (and the untied head)
 TOKENS = 2 * 2048
 

@@ -12,8 +12,9 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.domain import rank
-from app.domain.workload import ModelSpec, WorkloadSpec, memory_breakdown
+from app.domain.workload import WorkloadSpec, memory_breakdown
 from app.web.labels import precision_label
+from tests.domain.fixtures import LLAMA31_8B
 
 
 def _llama(client: TestClient, **workload: Any) -> Any:
@@ -87,16 +88,7 @@ def test_pure_16bit_training_is_not_called_mixed() -> None:
     assert precision_label("bf16", "fine-tuning", "decoder", "pytorch", "none") == "BF16"
 
 
-LLAMA = ModelSpec(
-    family="decoder",
-    params=8030261248,
-    layers=32,
-    hidden_size=4096,
-    num_heads=32,
-    num_kv_heads=8,
-    intermediate_size=14336,
-    vocab_size=128256,
-)
+LLAMA = LLAMA31_8B  # config.json of meta-llama/Llama-3.1-8B
 
 
 def test_loras_paged_32bit_states_stay_fp32_in_pure_16bit() -> None:
