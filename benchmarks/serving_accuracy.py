@@ -135,6 +135,27 @@ def runtime_of(gpu: GpuSpec, name: str, table: EfficiencyTable) -> sv.RuntimePro
     return sv.runtime_profile(table, name, decode, prefill)
 
 
+def bench_runtime(
+    gpu: GpuSpec,
+    model: ModelSpec,
+    cfg: sv.ServingConfig,
+    table: EfficiencyTable,
+    settings: str | None,
+    isl: int,
+    osl: int,
+) -> sv.RuntimeProfile:
+    """The runtime a run was measured on: its defaults on ``gpu``'s stack (``runtime_of``),
+    and under ``settings: trtllm-bench`` the benchmark's own scheduler limits
+    (``trtllm_bench_settings``) in place of the runtime's."""
+    runtime = runtime_of(gpu, cfg.runtime, table)
+    if settings != "trtllm-bench":
+        return runtime
+    bs, tokens = trtllm_bench_settings(
+        gpu, model, cfg.gpus_per_replica, cfg.weight_precision, cfg.kv_precision, isl, osl
+    )
+    return dataclasses.replace(runtime, max_batch=bs, chunk_tokens=tokens)
+
+
 def evaluate_one(
     gpu: GpuSpec,
     model: ModelSpec,
@@ -157,16 +178,11 @@ def evaluate_one(
     ``capacity_policy``: the TensorRT-LLM capacity scheduler policy the run states
     (efficiency.TRTLLM_CAPACITY_POLICIES), its admission rule in place of the runtime's default."""
     mem_eff, comp = efficiencies_for(gpu, calibration)  # None: the priors
-    runtime = runtime_of(gpu, cfg.runtime, table)
+    runtime = bench_runtime(gpu, model, cfg, table, settings, isl, osl)
     if capacity_policy is not None:
         runtime = dataclasses.replace(
             runtime, kv_admission=efficiency.TRTLLM_CAPACITY_POLICIES[capacity_policy]
         )
-    if settings == "trtllm-bench":
-        bs, tokens = trtllm_bench_settings(
-            gpu, model, cfg.gpus_per_replica, cfg.weight_precision, cfg.kv_precision, isl, osl
-        )
-        runtime = dataclasses.replace(runtime, max_batch=bs, chunk_tokens=tokens)
     load = sv.ServingLoad(
         isl, osl, concurrent_requests=concurrency or 1, cached_prompt_tokens=cached_prompt_tokens
     )
@@ -233,12 +249,7 @@ def evaluate_burst(
     else:
         raise ValueError(f"burst dataset {dataset!r} is not one of {BURST_DATASETS}")
     mem_eff, comp = efficiencies_for(gpu, calibration)
-    runtime = runtime_of(gpu, cfg.runtime, table)
-    if settings == "trtllm-bench":
-        bs, tokens = trtllm_bench_settings(
-            gpu, model, cfg.gpus_per_replica, cfg.weight_precision, cfg.kv_precision, isl, osl
-        )
-        runtime = dataclasses.replace(runtime, max_batch=bs, chunk_tokens=tokens)
+    runtime = bench_runtime(gpu, model, cfg, table, settings, isl, osl)
     return burst.evaluate(
         gpu,
         model,

@@ -9,6 +9,7 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import date
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -16,6 +17,8 @@ from typing import Any
 import httpx
 from sqlalchemy import create_engine, func, select
 
+from app.catalog.schemas import GpuCreate
+from app.domain.cost import PurchaseOffer, launch_is_stale
 from app.shipped import yamlio
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -63,6 +66,40 @@ def llm_training_rows(path: Path) -> list[dict[str, Any]]:
         assert row["source"] in doc["sources"] and row["model"] in doc["models"], row
         assert row["gpu_slug"] in slugs, row
     return list(doc["rows"])
+
+
+def seeded_purchase_offers(
+    catalog: list[GpuCreate], data: Path, today: date
+) -> dict[str, list[PurchaseOffer]]:
+    """The shipped purchase offers by card, read the way `gpu-advisor db seed` reads them (the
+    catalog's prices, then data/offers/purchase.yaml) and each launch price aged on ``today``
+    as the service ages it (offers.service.purchase_offers_by_gpu)."""
+    from app.offers.loader import purchase_offers_from_catalog, read_seed_purchase_offers
+
+    rows = [*purchase_offers_from_catalog(catalog), *read_seed_purchase_offers(data)]
+    out: dict[str, list[PurchaseOffer]] = {}
+    for o in rows:
+        stale = o.condition == "launch" and launch_is_stale(o.as_of, today)
+        out.setdefault(o.gpu_slug, []).append(
+            PurchaseOffer(o.usd, o.condition, o.as_of, o.source, stale=stale, note=o.note)
+        )
+    return out
+
+
+@contextmanager
+def browser_page(
+    browser: Any, watch: Any, server: str, viewport: Any, timeout_ms: float = 60_000
+) -> Iterator[Any]:
+    """A page of its own browser context at ``viewport`` on the live server, watched for
+    console errors and foreign requests (tests/web/test_browser.py's Watch); the context is
+    closed when the test is done."""
+    context = browser.new_context(base_url=server, viewport=viewport)
+    try:
+        pg = watch.attach(context.new_page())
+        pg.set_default_timeout(timeout_ms)
+        yield pg
+    finally:
+        context.close()
 
 
 def free_port() -> int:

@@ -19,7 +19,6 @@ from app.vocab import (
     BACKEND_LABELS,
     CONV_FAMILIES,
     FRAMEWORK_BACKEND_WORDS,
-    FRAMEWORK_LABELS,
     LLAMACPP_VULKAN_RUNTIME,
     PRECISION_FALLBACK,
     RIG_SEGMENTS,
@@ -184,14 +183,14 @@ def hardware_on(vendor: str, backend: str | None) -> str:
     who = f"{VENDOR_LABELS.get(vendor, vendor)} GPUs"
     if backend is None:
         return who
-    return f"{who} ({_BACKEND_SHORT.get(backend, BACKEND_LABELS.get(backend, backend))})"
+    return f"{who} ({_BACKEND_SHORT.get(backend) or backend_name(backend)})"
 
 
 def framework_on(framework: str, backend: str) -> str:
     """A framework on a backend in its own words: TensorFlow reaches an Apple GPU through
     tensorflow-metal, not through PyTorch's "mps" ("tensorflow on mps is experimental")."""
-    where = FRAMEWORK_BACKEND_WORDS.get((framework, backend), BACKEND_LABELS.get(backend, backend))
-    return f"{FRAMEWORK_LABELS.get(framework, framework)} on {where}"
+    where = FRAMEWORK_BACKEND_WORDS.get((framework, backend)) or backend_name(backend)
+    return f"{framework_name(framework)} on {where}"
 
 
 def framework_words(

@@ -46,7 +46,6 @@ from app.domain.workload import (
     pipeline_frozen_params,
 )
 from app.vocab import (
-    BACKEND_LABELS,
     FORMAT_ONLY_PRECISIONS,
     MOST_GPUS,
     SINGLE_DEVICE_SEGMENTS,
@@ -630,7 +629,7 @@ def _backend_support(gpu: GpuSpec, ctx: Context) -> compat.Support:
     st = compat.llamacpp_vulkan_status(gpu, ctx.rules)
     if st is None or st.status == "unsupported":
         why = f": {st.note}" if st is not None and st.note else ""
-        label = BACKEND_LABELS.get(pinned, pinned)
+        label = backend_name(pinned)
         said = f"llama.cpp's {label} build is not offered for {gpu.name}"
         return compat.Support(False, None, "unsupported", said + why)
     caveat = compat.vulkan_caveat(gpu)

@@ -1411,6 +1411,9 @@ def step_ops(work: WorkloadSpec, flash_attention: bool, act_b: float) -> list[Op
     return ops
 
 
+BYTES16 = 2.0  # a bf16 / fp16 parameter or gradient
+
+
 def _pure16_update_bytes(work: WorkloadSpec) -> tuple[float, float] | None:
     """(read, written) bytes per trainable parameter of a pure 16-bit job's optimizer update,
     None for the rest (OPTIMIZER_TRAFFIC's fp32 bytes). The update reads the 16-bit parameter,
@@ -1422,9 +1425,6 @@ def _pure16_update_bytes(work: WorkloadSpec) -> tuple[float, float] | None:
         return None
     state = optimizer_state_bytes(work)
     return BYTES16 + BYTES16 + state, BYTES16 + state
-
-
-BYTES16 = 2.0  # a bf16 / fp16 parameter or gradient
 
 
 def _megatron_gpu_shapes(work: WorkloadSpec, ops: list[Op]) -> list[Op]:

@@ -1446,7 +1446,7 @@ def tips(
             "GiB spare. Add --offload_ema (the copy waits in CPU memory during each step), "
             "leave --use_ema out, or take a card with that room."
         )
-    activation = _activation_tip(c, free)
+    activation = _activation_tip(c)
     if activation is not None:
         out.append(activation)
     out.extend(_training_memory_tips(c))
@@ -1885,7 +1885,7 @@ def _kbit_upcast_gb(c: Candidate) -> float | None:
     return kbit_upcast_gb(c.work.peft, m.vocab_size, m.hidden_size, m.tied_embeddings, sharded)
 
 
-def _activation_tip(c: Candidate, free: float) -> str | None:
+def _activation_tip(c: Candidate) -> str | None:
     """What to do about large activations on a training row that is short of memory."""
     w, m = c.work, c.memory
     # checkpointing buys memory with ~a third more compute: worth it only where memory is short
@@ -1907,7 +1907,7 @@ def _activation_tip(c: Candidate, free: float) -> str | None:
             f"Activations take {gib(m.activations)} GiB; activation checkpointing cuts "
             f"them to a fraction for ~{_recompute_pct(w)} % more compute."
         )
-    if free >= 0.15 * c.available_gb:
+    if not _tight(c):
         # an odd micro-batch has no half that keeps the update: 1 a GPU over per× the steps does
         smaller, steps, cut = (
             (per // 2, "twice the", "halves them")

@@ -1337,7 +1337,7 @@ def _training_memory(
     frozen = _frozen_pipeline_bytes(work, notes)
     # per GPU, not divided by n: alive during forward and backward, not at the optimizer step
     gathered, unsharded = _fsdp_unsharded(work, n, notes)
-    opt_b = OPTIMIZER_BYTES.get(work.optimizer, 8.0)
+    opt_b = optimizer_state_bytes(work)
     embed, head = embedding_params(m)
     slack = (acts + logits) * TRAINING_FRAGMENTATION
     if work.peft in ("lora", "qlora"):
@@ -1365,7 +1365,6 @@ def _training_memory(
         # 16-bit (torchtune's LoRA recipes in bf16) keeps the adapters, their gradients and a
         # torch optimizer's states in 16-bit.
         adapter_b = 2.0 if pure16(work) else 4.0
-        opt_b = optimizer_state_bytes(work)  # a paged optimizer's 32-bit states stay fp32
         states = adapters * opt_b
         if work.paged_optimizer:
             # one layer's adapters at a time (each is a few small tensors)
@@ -1403,18 +1402,12 @@ def _training_memory(
             # gathered parameters under FSDP, counted whole in ``gathered``
             weights = casts = casts - 2.0 * (head or embed)
     weights += frozen
-    # a torch optimizer's states and temporaries take the parameters' dtype (zeros_like(p)):
-    # half as many bytes in pure 16-bit; bitsandbytes' 8-bit states are 8-bit either way
-    # (a paged optimizer is bitsandbytes': its 32-bit states are fp32 whatever the parameters'
-    # dtype, Optimizer2State.init_state, and its fused kernel updates them in place, no
-    # foreach temporaries)
-    paged = work.paged_optimizer
-    shrink = _STATE_SHRINK.get(work.optimizer, 1.0) if pure and not paged else 1.0
+    # the optimizer's temporaries take its states' width (``_state_width``); a paged
+    # optimizer's fused kernel updates its states in place, no foreach temporaries
     grad_b = 2.0 if pure else 4.0
     grads = params * grad_b
-    opt_b *= shrink
-    temp = 0.0 if paged else OPTIMIZER_STEP_TEMP.get(work.optimizer, 0.0)
-    step_temp = params * temp * shrink
+    temp_b = OPTIMIZER_STEP_TEMP.get(work.optimizer, 0.0) * _state_width(work)
+    step_temp = 0.0 if work.paged_optimizer else params * temp_b
     states = params * opt_b
     if work.paged_optimizer:
         states = _paged_states(states, largest_param_tensor(m) * opt_b, notes)
@@ -1425,8 +1418,7 @@ def _training_memory(
         # each parameter's update runs in its gradient's post-accumulate hook, which then
         # frees it: one tensor's gradient (and its step's temporaries) at a time, never all of
         # them at a step after backward; as below, no more than backward's freed memory lacks
-        one = largest_param_tensor(m)
-        one *= grad_b + OPTIMIZER_STEP_TEMP.get(work.optimizer, 0.0) * shrink
+        one = largest_param_tensor(m) * (grad_b + temp_b)
         peak_grads = min(one, max(0.0, grads + step_temp - backward_start))
         notes.append(
             f"optimizer step in backward: each gradient is applied and freed as it is made, "
@@ -1467,13 +1459,19 @@ def _training_memory(
 
 def optimizer_state_bytes(work: WorkloadSpec) -> float:
     """Bytes of optimizer state per trainable parameter as the job holds them: OPTIMIZER_BYTES
-    at fp32 width, a torch optimizer's in the parameters' dtype under pure 16-bit
-    (``_STATE_SHRINK``; bitsandbytes' 8-bit states are 8-bit either way, and its paged
-    optimizers' 32-bit states fp32 whatever the parameters' dtype)."""
-    opt_b = OPTIMIZER_BYTES.get(work.optimizer, 8.0)
+    at the width ``_state_width`` gives."""
+    return OPTIMIZER_BYTES.get(work.optimizer, 8.0) * _state_width(work)
+
+
+def _state_width(work: WorkloadSpec) -> float:
+    """The share of their fp32 bytes a job's optimizer states and step temporaries take: a
+    torch optimizer's take the parameters' dtype (zeros_like(p)), half under pure 16-bit
+    (``_STATE_SHRINK``); bitsandbytes' 8-bit states are 8-bit either way, and a paged optimizer
+    is bitsandbytes': its 32-bit states are fp32 whatever the parameters' dtype
+    (Optimizer2State.init_state)."""
     if pure16(work) and not work.paged_optimizer:
-        return opt_b * _STATE_SHRINK.get(work.optimizer, 1.0)
-    return opt_b
+        return _STATE_SHRINK.get(work.optimizer, 1.0)
+    return 1.0
 
 
 def _paged_states(states: float, one: float, notes: list[str]) -> float:

@@ -340,6 +340,20 @@ def rocm(row: s.Recommendation) -> bool:
     return row.gpu.vendor == "amd"
 
 
+def visible_devices(row: s.Recommendation) -> str:
+    """The variable that gives each copy of a server its own GPUs on the row's platform."""
+    return "HIP_VISIBLE_DEVICES" if rocm(row) else "CUDA_VISIBLE_DEVICES"
+
+
+def model_named(model: str | None, notes: list[str]) -> str:
+    """The model a serve command names: the answer's id, else a placeholder ``notes`` says to
+    replace (a custom model has no Hugging Face id the answer knows)."""
+    if model is not None:
+        return model
+    notes.append("replace <your-model> with the model's Hugging Face id or path")
+    return "<your-model>"
+
+
 # GGUF's names for the weights a llama.cpp plan runs, where its format is not a GGUF one already
 # (llama.cpp's tools/quantize: F16, BF16, Q8_0, MXFP4)
 GGUF_TYPES = {"bf16": "BF16", "fp16": "F16", "int8": "Q8_0", "mxfp4": "MXFP4"}
@@ -789,9 +803,7 @@ def deploy_for(
     if sv is None or sv.runtime not in BUILDERS:
         return None
     notes: list[str] = []
-    if model is None:
-        model = "<your-model>"
-        notes.append("replace <your-model> with the model's Hugging Face id or path")
+    model = model_named(model, notes)
     tp, pp = _layout(sv)
     packed = per_instance(row, sv)
     dp = packed if sv.runtime in DATA_PARALLEL else 1
@@ -847,10 +859,10 @@ def deploy_for(
             "service runs each replica on one server, so none is written"
         )
     if packed > 1 and dp == 1:
-        visible = "HIP_VISIBLE_DEVICES" if rocm(row) else "CUDA_VISIBLE_DEVICES"
         notes.append(
             f"{packed} replicas share each instance: start {packed} copies of the command on "
-            f"it, each on its own {sv.gpus_per_replica} GPU(s) ({visible}) and port"
+            f"it, each on its own {sv.gpus_per_replica} GPU(s) ({visible_devices(row)}) and "
+            "port"
         )
     copies = sv.replicas // dp
     if copies > 1:
@@ -889,22 +901,23 @@ def tei_image(row: s.Recommendation) -> str | None:
     return None
 
 
-def _tei_notes(row: s.Recommendation, command: list[str]) -> list[str]:
-    """Where TEI comes from on the row's GPU: its image (the command's flags after it), else
-    the build its docs give for the platform."""
+def _tei_notes(row: s.Recommendation, command: list[str], platform: str) -> list[str]:
+    """Where TEI comes from on the row's GPU (``platform``, its ``_platform``): its image (the
+    command's flags after it), else the build its docs give for the platform."""
     image = tei_image(row)
-    flags = shlex.join(command[1:])
-    platform = _platform(row)
-    if image is not None and platform == "rocm":
-        return [
-            "TEI's ROCm image runs its Python backend (its AMD GPU docs): docker run "
-            "--device=/dev/kfd --device=/dev/dri --group-add video --ipc=host "
-            f'-p {PORT}:{PORT} -v "$HOME/.cache/huggingface:/data" {image} {flags}'
-        ]
     if image is not None:
+        # the port and the model cache, then the image with the command's flags after it
+        served = f'-p {PORT}:{PORT} -v "$HOME/.cache/huggingface:/data" {image} ' + shlex.join(
+            command[1:]
+        )
+        if platform == "rocm":
+            return [
+                "TEI's ROCm image runs its Python backend (its AMD GPU docs): docker run "
+                f"--device=/dev/kfd --device=/dev/dri --group-add video --ipc=host {served}"
+            ]
         return [
             f"in TEI's image for compute capability {row.gpu.compute_capability}: docker run "
-            f'--gpus all -p {PORT}:{PORT} -v "$HOME/.cache/huggingface:/data" {image} {flags}'
+            f"--gpus all {served}"
         ]
     if platform in ("hpu", "xpu"):
         return [
@@ -929,9 +942,7 @@ def encoder_deploy(
     sv = row.serving
     assert sv is not None
     notes: list[str] = []
-    if model is None:
-        model = "<your-model>"
-        notes.append("replace <your-model> with the model's Hugging Face id or path")
+    model = model_named(model, notes)
     rt = se.RUNTIMES[sv.runtime]
     clients = load.concurrent_requests if load is not None else None
     per_replica = math.ceil(clients / max(1, sv.replicas)) if clients else None
@@ -949,7 +960,7 @@ def encoder_deploy(
     if args is None:
         return None
     if rt.name == "tei":
-        notes += _tei_notes(row, args)
+        notes += _tei_notes(row, args, platform)
         if sv.weight_precision == "bf16":
             notes.append(
                 "TEI's --dtype takes float16 or float32: bf16 weights run as float16, at the "
@@ -958,10 +969,9 @@ def encoder_deploy(
     else:
         notes.append(f"install: {ENCODER_INSTALL[rt.name]}")
     if sv.replicas > 1:
-        visible = "HIP_VISIBLE_DEVICES" if rocm(row) else "CUDA_VISIBLE_DEVICES"
         notes.append(
-            f"run {sv.replicas} copies, one a GPU ({visible}) on its own port, behind a load "
-            "balancer: the plan's replicas share nothing"
+            f"run {sv.replicas} copies, one a GPU ({visible_devices(row)}) on its own port, "
+            "behind a load balancer: the plan's replicas share nothing"
         )
     return s.DeployOut(command=shlex.join(args), notes=notes)
 

@@ -1299,7 +1299,7 @@ def recommend(
 
     rows = _ROWS.validate_python([fields(c, i) for i, c in enumerate(ordered, start=1)])
     warnings += _fallback_warnings(ordered, work.precision)
-    top_mem = _headline_memory(work, _savers_allowed(request.workload))
+    top_mem = _headline_memory(work, ctx.savers_allowed)
     response = s.RecommendationResponse(
         workload=resolved_out(work),
         memory=memory_out(top_mem, None),

@@ -30,7 +30,6 @@ from app.recommend.deploy import publisher_fp8
 from app.recommend.rows import (
     gpu_out,
     offer_lines,
-    spot_warning,
     time_band_out,
 )
 from app.recommend.workloads import resolved_out
@@ -703,11 +702,8 @@ def _recommendation(
             row,
             gpu,
             _expert_layout_note(row, model)
-            + [
-                w
-                for w in (spot_warning(priced.pricing, False), near_capacity(r, spec, band[0]))
-                if w
-            ],
+            + words.spot_words(priced)
+            + ([near] if (near := near_capacity(r, spec, band[0])) else []),
         ),
         serving=_serving_out(row, with_curve),
         alternatives=[_alternative(gpu, o.result, o.price, spec) for o in row.others],

@@ -504,24 +504,21 @@ def _deadline_risk(row: s.Recommendation, answer: s.RecommendationResponse) -> s
     caveat after an unmet latency target and experimental software, and the first row shown
     that meets the deadline even at its slow end is named, for a user who wants the margin."""
     d = answer.deadline
-    if d is None or not d.met:
-        return None
-    slow = deadline.slow_end(row)
-    if slow is None or slow <= d.max_hours:
+    if d is None or not d.met or not row.may_miss_deadline:
         return None
     text = next((w for w in row.warnings if w.startswith(deadline.MAY_MISS)), None)
     if text is None:
         return None
-    for r in answer.recommendations:
-        r_slow = deadline.slow_end(r)
-        if r is row or r_slow is None or r_slow > d.max_hours:
-            continue
-        job = r.cost.job_cost_usd
-        cost = f", {_usd(job)} for the job" if job is not None else ""
-        return (
-            f"{text}; {_name(r)} (#{r.rank}) meets it even there, up to {_duration(r_slow)}{cost}"
-        )
-    return text
+    # the row the deadline's rule names (deadline.rule), each row's slow end as it worked out
+    safe = next((r for r in answer.recommendations if r.rank == d.safe_rank), None)
+    if safe is None or safe.slow_end_hours is None:
+        return text
+    job = safe.cost.job_cost_usd
+    cost = f", {_usd(job)} for the job" if job is not None else ""
+    return (
+        f"{text}; {_name(safe)} (#{safe.rank}) meets it even there, up to "
+        f"{_duration(safe.slow_end_hours)}{cost}"
+    )
 
 
 def _caveat(row: s.Recommendation, answer: s.RecommendationResponse) -> str | None:

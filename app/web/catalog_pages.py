@@ -526,6 +526,7 @@ def compare(request: Request, session: SessionDep, settings: SettingsDep) -> HTM
         "peft": peft or "",
         "pefts": PEFTS,
         "sizes": {k: request.query_params.get(k, "").strip() for k in JOB_SIZES},
+        "size_words": JOB_SIZES,  # each size's label, the words its errors open with
         "job": None,
         "job_notes": [],
         # each job field's error, shown at its field (the preset's, the task's and PEFT's

@@ -70,13 +70,11 @@ def precision_label(
     weights) and autocast's; an SDXL inference in FP16 is just FP16, and so is training with
     ``master_weights`` 'none' (pure 16-bit: no fp32 copy to mix with)."""
     label = choice_label("precision", precision)
-    if master_weights == "none":
-        return label.removesuffix(" mixed precision")
-    if task in ("training", "fine-tuning") or (
-        family in vocab.AUTOCAST_FAMILIES and runtime in vocab.AUTOCAST_RUNTIMES
-    ):
-        return label
-    return label.removesuffix(" mixed precision")
+    mixed = master_weights != "none" and (
+        task in vocab.TRAINING_TASKS
+        or (family in vocab.AUTOCAST_FAMILIES and runtime in vocab.AUTOCAST_RUNTIMES)
+    )
+    return label if mixed else label.removesuffix(" mixed precision")
 
 
 def form_choice_label(field: str, value: object) -> str:

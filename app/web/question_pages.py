@@ -418,11 +418,10 @@ def _cards_href(answer: Any, req: rs.RecommendationRequest | None = None) -> str
     job = [("slugs", ",".join(slugs)), ("preset", w.preset), ("task", w.task)]
     if w.peft and w.peft != "none":
         job.append(("peft", w.peft))
-    asked = req.workload if req is not None else None
-    # the sizes asked, not the preset's (which /compare fills in itself)
-    for key in ("batch_size", "seq_len"):
-        if asked is not None and (value := getattr(asked, key)) is not None:
-            job.append((key, str(value)))
+    if req is not None:  # the sizes asked, not the preset's (which /compare fills in itself)
+        for key in ("batch_size", "seq_len"):
+            if (value := getattr(req.workload, key)) is not None:
+                job.append((key, str(value)))
     return "/compare?" + urlencode(job)
 
 

@@ -21,22 +21,24 @@ def serving_charts(answer: rs.RecommendationResponse) -> list[tuple[str, charts.
     if answer.serving is None:
         return []
     rows = answer.recommendations or answer.serving.closest
+    # the targets, as the request set them: the same for every row charted
     sw = answer.workload.serving
+    p95 = sw is not None and sw.target_percentile == "p95"
+    itl_target = sw.itl_ms_target if sw else None
+    itl_default = sw is not None and sw.itl_ms_target_basis != "yours"
+    ttft_target = sw.ttft_ms_target if sw else None
+    ttft_yours = sw is not None and sw.ttft_ms_target_basis == "yours"
     out = []
     for row in rows[:CHARTS]:
         sv = row.serving
         if sv is not None and sv.kind == "encoder" and sv.encoder_curve:
-            p95 = sw is not None and sw.target_percentile == "p95"
-            out.append(_encoder_chart(row, sv, sw.ttft_ms_target if sw else None, p95))
+            out.append(_encoder_chart(row, sv, ttft_target, p95))
             continue
         if sv is None or not sv.curve:
             continue
-        itl_target = sw.itl_ms_target if sw else None
-        itl_default = sw is not None and sw.itl_ms_target_basis != "yours"
-        p95 = sw is not None and sw.target_percentile == "p95"
         out.append(_chart(row, sv, "itl", itl_target, itl_default, p95))
-        if sw is not None and sw.ttft_ms_target and sw.ttft_ms_target_basis == "yours":
-            out.append(_chart(row, sv, "ttft", sw.ttft_ms_target, False, p95))
+        if ttft_target and ttft_yours:
+            out.append(_chart(row, sv, "ttft", ttft_target, False, p95))
     return out
 
 
@@ -52,6 +54,19 @@ def judged_at_load(sv: rs.ServingOut, metric: str, p95: bool) -> float | None:
     if metric == "itl":
         return sv.itl_p95_ms if p95 else sv.itl_ms
     return sv.ttft_p95_ms if p95 else sv.ttft_ms
+
+
+def _your_load(x: float, y: float, title: str) -> dict[str, object]:
+    """The asked load's point on a chart, drawn apart from the curve."""
+    return {"x": x, "y": y, "label": "", "title": title, "emphasis": True}
+
+
+def _target_line(
+    curve: list[dict[str, object]], target: float, label: str
+) -> list[dict[str, object]]:
+    """A latency target drawn across the curve's throughputs."""
+    xs = [float(p["x"]) for p in curve]  # type: ignore[arg-type]
+    return [{"x": x, "y": target, "label": "", "title": label} for x in (min(xs), max(xs))]
 
 
 def _chart(
@@ -93,21 +108,17 @@ def _chart(
     if sv.output_tokens_per_s and at_load:
         load_name = "your load, p95 (the targets' percentile)" if p95 else "your load"
         pct = "p95 " if p95 else ""
-        point = {
-            "x": sv.output_tokens_per_s,
-            "y": at_load,
-            "label": "",
-            "title": f"your load: {pct}{words} {at_load:,.1f} ms, "
+        point = _your_load(
+            sv.output_tokens_per_s,
+            at_load,
+            f"your load: {pct}{words} {at_load:,.1f} ms, "
             f"{sv.output_tokens_per_s:,.0f} output tokens/s",
-            "emphasis": True,
-        }
+        )
         series.append(("your load", [point]))
         names.append(load_name)
     if target:
-        xs = [float(p["x"]) for p in curve]  # type: ignore[arg-type]
         label = f"{target_name} ({target:g} ms{', default' if default else ''})"
-        ends = [{"x": x, "y": target, "label": "", "title": label} for x in (min(xs), max(xs))]
-        series.append((target_name, ends))
+        series.append((target_name, _target_line(curve, target, label)))
         names.append(label)
     chart = charts.xy_chart(
         series, x_label="output tokens/s (all replicas)", y_label=y_label, log_x=True, log_y=True
@@ -139,23 +150,18 @@ def _encoder_chart(
     ]
     series: list[tuple[str, list[dict[str, object]]]] = [("as clients grow", curve)]
     names = ["as concurrent clients grow (labels: clients)"]
-    at_load = sv.ttft_p95_ms if p95 else sv.ttft_ms
+    at_load = judged_at_load(sv, "ttft", p95)  # an encoder's latency is its ttft_ms
     if sv.embeddings_per_s and at_load:
-        point = {
-            "x": sv.embeddings_per_s,
-            "y": at_load,
-            "label": "",
-            "title": f"your load: {pct}latency {at_load:,.1f} ms, "
-            f"{sv.embeddings_per_s:,.0f} embeddings/s",
-            "emphasis": True,
-        }
+        point = _your_load(
+            sv.embeddings_per_s,
+            at_load,
+            f"your load: {pct}latency {at_load:,.1f} ms, {sv.embeddings_per_s:,.0f} embeddings/s",
+        )
         series.append(("your load", [point]))
         names.append("your load")
     if target:
-        xs = [float(p["x"]) for p in curve]  # type: ignore[arg-type]
         label = f"latency target ({target:g} ms)"
-        ends = [{"x": x, "y": target, "label": "", "title": label} for x in (min(xs), max(xs))]
-        series.append(("latency target", ends))
+        series.append(("latency target", _target_line(curve, target, label)))
         names.append(label)
     chart = charts.xy_chart(
         series,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from app.domain.compat import FeatureRule, FrameworkRule, Rules
 from app.domain.gpu import GpuSpec, Price
 from app.domain.workload import ModelSpec, WorkloadSpec
@@ -49,6 +51,8 @@ H100 = GpuSpec(
     backends=("cuda",),
     cloud_price=Price(usd=3.0, as_of="2025-01-01", provider="x"),
 )
+# the H200 SXM: the H100's die with 141 GB at 4.8 TB/s (data/gpus, h200-sxm)
+H200 = replace(H100, slug="h200-sxm", name="H200 SXM", memory_gb=141, memory_bandwidth_gbs=4800)
 RTX4090 = GpuSpec(
     slug="rtx-4090",
     name="RTX 4090",
@@ -204,6 +208,16 @@ LLAMA31_8B = ModelSpec(
     intermediate_size=14336,
     vocab_size=128256,
 )
+# LLaMA-65B, as the QLoRA paper fine-tuned it (artidoro/qlora)
+LLAMA_65B = ModelSpec(
+    family="decoder",
+    params=65.2e9,
+    layers=80,
+    hidden_size=8192,
+    num_heads=64,
+    intermediate_size=22016,
+    vocab_size=32000,
+)
 LLAMA3_70B = ModelSpec(
     family="decoder",
     params=70.6e9,
@@ -237,6 +251,14 @@ BERT_LARGE = ModelSpec(
     vocab_size=30522,
 )
 RESNET50 = ModelSpec(family="cnn", params=25.6e6, gflops_per_sample=8.2, input_size=224)
+# DeepSeek-V3's config.json (R1 shares it): 61 layers, hidden 7168, 128 heads, q/kv latent
+# ranks 1536 / 512, QK head 128 + 64 (rope), V 128, 256 routed experts (8 active), one shared
+DEEPSEEK_V3 = replace(
+    LLAMA3_8B, params=671e9, active_params=37e9, experts=256, active_experts=8, layers=61,
+    hidden_size=7168, num_heads=128, num_kv_heads=1, intermediate_size=2048, vocab_size=129280,
+    kv_elements_per_token=35136, attention="mla", shared_experts=1, q_lora_rank=1536,
+    kv_lora_rank=512, qk_nope_head_dim=128, qk_rope_head_dim=64, v_head_dim=128,
+)  # fmt: skip
 
 
 def llm_inference(**kw: object) -> WorkloadSpec:
@@ -250,3 +272,34 @@ def llm_inference(**kw: object) -> WorkloadSpec:
     )
     base.update(kw)
     return WorkloadSpec(**base)  # type: ignore[arg-type]
+
+
+def llama31_8b_finetune(**kw: object) -> WorkloadSpec:
+    """torchtune's single-device Llama 3.1 8B fine-tune before any trainer-state option: the
+    job the trainer-state tests vary one setting of at a time."""
+    base = WorkloadSpec(
+        task="fine-tuning",
+        model=LLAMA31_8B,
+        precision="bf16",
+        batch_size=2,
+        seq_len=2048,
+        optimizer="adam8bit",
+        gradient_checkpointing=True,
+    )
+    return replace(base, **kw)  # type: ignore[arg-type]
+
+
+def qlora_65b(**kw: object) -> WorkloadSpec:
+    """The QLoRA paper's 65B run at its own settings (artidoro/qlora
+    scripts/finetune_guanaco_65b.sh: batch 4, 16 + 512 tokens, r 64, bf16, checkpointing)."""
+    base = WorkloadSpec(
+        task="fine-tuning",
+        model=LLAMA_65B,
+        precision="bf16",
+        peft="qlora",
+        batch_size=4,
+        seq_len=16 + 512,
+        gradient_checkpointing=True,
+        lora_rank=64,
+    )
+    return replace(base, **kw)  # type: ignore[arg-type]

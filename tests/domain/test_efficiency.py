@@ -11,7 +11,7 @@ from app.domain import efficiency, perf
 from app.domain.efficiency import EfficiencyTable, parse_table
 from app.domain.workload import ModelSpec, WorkloadSpec, memory_breakdown
 from app.shipped.rules import load_efficiency
-from tests.domain.fixtures import A100, H100, LLAMA3_8B, RESNET50, RTX4090
+from tests.domain.fixtures import A100, H100, LLAMA3_8B, RESNET50, RTX4090, qlora_65b
 
 HBM_H100 = dataclasses.replace(H100, memory_type="HBM3")
 DATA = Path(__file__).resolve().parents[2] / "data"
@@ -100,26 +100,7 @@ def test_qlora_65b_fits_one_48gb_card_as_the_paper_ran_it() -> None:
     r 64 on every linear, NF4 with double quantisation, bf16, checkpointing, paged 32-bit
     AdamW) the job fits an L40S's CUDA total with the optimizer state paged out, and not a
     48 GB card with it resident."""
-    llama65 = ModelSpec(
-        family="decoder",
-        params=65.2e9,
-        layers=80,
-        hidden_size=8192,
-        num_heads=64,
-        intermediate_size=22016,
-        vocab_size=32000,
-    )
-    work = WorkloadSpec(
-        task="fine-tuning",
-        model=llama65,
-        precision="bf16",
-        peft="qlora",
-        batch_size=4,
-        seq_len=16 + 512,
-        gradient_checkpointing=True,
-        lora_rank=64,
-        efficiency=TABLE,
-    )
+    work = qlora_65b(efficiency=TABLE)
     mem = memory_breakdown(work)
     # AdamW's m and v, fp32, for the ~0.8 B adapter parameters: the part paging evicts
     assert mem.optimizer == pytest.approx(0.7995e9 * 8 / 1e9, rel=0.01)

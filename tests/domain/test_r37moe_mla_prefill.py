@@ -11,18 +11,11 @@ import pytest
 
 from app.domain import llm_step
 from app.domain.efficiency import RuntimeProfile
-from tests.domain.fixtures import H100, LLAMA3_8B
+from tests.domain.fixtures import DEEPSEEK_V3, H100, LLAMA3_8B
 
 COMP = {p: 0.56 for p in ("fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4")}
 TENSOR = RuntimeProfile(span="tensor", kernel_us=2.0)
-# DeepSeek-R1's config.json: 61 layers, hidden 7168, 128 heads, q/kv latent ranks 1536 / 512,
-# QK head 128 + 64 (rope), V head 128, 256 routed experts (8 active) and one shared
-DEEPSEEK_R1 = dataclasses.replace(
-    LLAMA3_8B, params=671e9, active_params=37e9, experts=256, active_experts=8, layers=61,
-    hidden_size=7168, num_heads=128, num_kv_heads=1, intermediate_size=2048, vocab_size=129280,
-    kv_elements_per_token=35136, attention="mla", shared_experts=1, q_lora_rank=1536,
-    kv_lora_rank=512, qk_nope_head_dim=128, qk_rope_head_dim=64, v_head_dim=128,
-)  # fmt: skip
+DEEPSEEK_R1 = DEEPSEEK_V3  # R1 shares V3's config.json
 # the same attention on a dense model (no routed experts): the array path steps it
 DENSE_MLA = dataclasses.replace(
     DEEPSEEK_R1, params=37e9, active_params=37e9, experts=None, active_experts=None,

@@ -18,23 +18,11 @@ from app.domain.workload import (
     replicated_weight_bytes,
 )
 from app.shipped.rules import load_efficiency
-from tests.domain.fixtures import H100, LLAMA3_8B
+from tests.domain.fixtures import DEEPSEEK_V3, H100, H200, LLAMA3_8B
 
 TABLE = load_efficiency()
 GB = 1e9
-# the H200 SXM: the H100's die with 141 GB at 4.8 TB/s (data/gpus, h200-sxm)
-H200 = dataclasses.replace(
-    H100, slug="h200-sxm", name="H200 SXM", memory_gb=141, memory_bandwidth_gbs=4800
-)
 COMP = dict.fromkeys(("fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4"), 0.56)
-# DeepSeek-V3's config.json (R1 shares it): 61 layers, hidden 7168, 128 heads, q/kv latent
-# ranks 1536 / 512, QK head 128 + 64 (rope), V 128, 256 routed experts (8 active), one shared
-DEEPSEEK_V3 = dataclasses.replace(
-    LLAMA3_8B, params=671e9, active_params=37e9, experts=256, active_experts=8, layers=61,
-    hidden_size=7168, num_heads=128, num_kv_heads=1, intermediate_size=2048, vocab_size=129280,
-    kv_elements_per_token=35136, attention="mla", shared_experts=1, q_lora_rank=1536,
-    kv_lora_rank=512, qk_nope_head_dim=128, qk_rope_head_dim=64, v_head_dim=128,
-)  # fmt: skip
 # q_a_proj + kv_a_proj_with_mqa over 61 layers: 0.92 B weights, FP8 in the release
 LATENT_A = 61 * 7168 * (1536 + 512 + 64)
 

@@ -3,31 +3,19 @@ and a 16-bit optimizer update. (A paged optimizer's host traffic is not timed: Â
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
 
 from app.domain import perf
 from app.domain.operators import OPTIMIZER_TRAFFIC, Op
 from app.domain.workload import WorkloadSpec
-from tests.domain.fixtures import A100, LLAMA31_8B
+from tests.domain.fixtures import A100, LLAMA31_8B, llama31_8b_finetune
 
 LLAMA = LLAMA31_8B  # config.json of meta-llama/Llama-3.1-8B
 
 
 def _job(**kw: object) -> WorkloadSpec:
-    base = WorkloadSpec(
-        task="fine-tuning",
-        model=LLAMA,
-        precision="bf16",
-        batch_size=2,
-        seq_len=2048,
-        optimizer="adam8bit",
-        gradient_checkpointing=True,
-        loss_chunks=8,
-        optimizer_in_backward=True,
-    )
-    return replace(base, **kw)  # type: ignore[arg-type]
+    # with torchtune's chunked loss and optimizer step in backward set
+    return llama31_8b_finetune(**{"loss_chunks": 8, "optimizer_in_backward": True, **kw})
 
 
 def _ops(work: WorkloadSpec) -> dict[str, Op]:

@@ -14,11 +14,9 @@ from app.domain.compat import job_features
 from app.domain.evaluate import _build_ladder
 from app.domain.workload import (
     MemoryBreakdown,
-    ModelSpec,
-    WorkloadSpec,
     memory_breakdown,
 )
-from tests.domain.fixtures import LLAMA31_8B
+from tests.domain.fixtures import LLAMA31_8B, llama31_8b_finetune, qlora_65b
 
 GB = 1e9
 LLAMA = LLAMA31_8B  # config.json of meta-llama/Llama-3.1-8B
@@ -26,17 +24,7 @@ VOCAB_TABLE = 128256 * 4096  # the largest tensor: the embedding (and the untied
 TOKENS = 2 * 2048
 
 
-def _job(**kw: object) -> WorkloadSpec:
-    base = WorkloadSpec(
-        task="fine-tuning",
-        model=LLAMA,
-        precision="bf16",
-        batch_size=2,
-        seq_len=2048,
-        optimizer="adam8bit",
-        gradient_checkpointing=True,
-    )
-    return replace(base, **kw)  # type: ignore[arg-type]
+_job = llama31_8b_finetune
 
 
 def _mem(**kw: object) -> MemoryBreakdown:
@@ -136,25 +124,7 @@ def test_a_paged_optimizer_under_qlora_holds_one_layers_adapter_states() -> None
 def test_qlora_65b_asked_with_its_paged_optimizer_fits_the_l40s_cuda_total() -> None:
     # the QLoRA paper's 65B run (artidoro/qlora finetune_guanaco_65b.sh; tests/domain/
     # test_efficiency.py has the resident case): paged_adamw_32bit is what fits it in 48 GB
-    llama65 = ModelSpec(
-        family="decoder",
-        params=65.2e9,
-        layers=80,
-        hidden_size=8192,
-        num_heads=64,
-        intermediate_size=22016,
-        vocab_size=32000,
-    )
-    work = WorkloadSpec(
-        task="fine-tuning",
-        model=llama65,
-        precision="bf16",
-        peft="qlora",
-        batch_size=4,
-        seq_len=16 + 512,
-        gradient_checkpointing=True,
-        lora_rank=64,
-    )
+    work = qlora_65b()
     l40s_cuda_total = 45599 * 2**20 / GB  # MiB CUDA reports on an L40S
     assert memory_breakdown(work).total > l40s_cuda_total
     assert memory_breakdown(replace(work, paged_optimizer=True)).total < l40s_cuda_total

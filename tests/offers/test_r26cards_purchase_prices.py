@@ -12,30 +12,19 @@ import pytest
 
 from app.catalog.loader import read_catalog
 from app.domain.cost import PurchaseOffer, choose_purchase, launch_is_stale
-from app.offers.loader import purchase_offers_from_catalog, read_seed_purchase_offers
+from tests.support import seeded_purchase_offers
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 CATALOG = {e.slug: e for e in read_catalog(DATA)}
-OFFERS = [*purchase_offers_from_catalog(list(CATALOG.values())), *read_seed_purchase_offers(DATA)]
 # a fixed day, so the three-year rule reads the same whenever the suite runs
 TODAY = date(2026, 12, 15)
+OFFERS = seeded_purchase_offers(list(CATALOG.values()), DATA, TODAY)
 
 CARDS = ("rx-7800-xt", "rx-7700-xt", "rx-9070", "rx-9060-xt-16gb", "rtx-3050-8gb", "rtx-5060")
 
 
 def _offers(slug: str) -> list[PurchaseOffer]:
-    return [
-        PurchaseOffer(
-            o.usd,
-            o.condition,
-            o.as_of,
-            o.source,
-            stale=o.condition == "launch" and launch_is_stale(o.as_of, TODAY),
-            note=o.note,
-        )
-        for o in OFFERS
-        if o.gpu_slug == slug
-    ]
+    return list(OFFERS.get(slug, ()))
 
 
 @pytest.mark.parametrize("slug", CARDS)

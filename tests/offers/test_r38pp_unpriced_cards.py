@@ -13,14 +13,14 @@ from pathlib import Path
 import pytest
 
 from app.catalog.loader import read_catalog
-from app.domain.cost import PurchaseOffer, buy_price, choose_purchase, launch_is_stale
-from app.offers.loader import purchase_offers_from_catalog, read_seed_purchase_offers
+from app.domain.cost import PurchaseOffer, buy_price, choose_purchase
+from tests.support import seeded_purchase_offers
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 CATALOG = {e.slug: e for e in read_catalog(DATA)}
-OFFERS = [*purchase_offers_from_catalog(list(CATALOG.values())), *read_seed_purchase_offers(DATA)]
 # a fixed day, so the three-year rule reads the same whenever the suite runs
 TODAY = date(2026, 12, 15)
+OFFERS = seeded_purchase_offers(list(CATALOG.values()), DATA, TODAY)
 
 UNPRICED = (
     "arc-a770-16gb",
@@ -37,18 +37,7 @@ NEW_ONLY = {"gtx-1080-ti": 399.0, "rtx-2080-ti": 695.0}
 
 
 def _offers(slug: str) -> list[PurchaseOffer]:
-    return [
-        PurchaseOffer(
-            o.usd,
-            o.condition,
-            o.as_of,
-            o.source,
-            stale=o.condition == "launch" and launch_is_stale(o.as_of, TODAY),
-            note=o.note,
-        )
-        for o in OFFERS
-        if o.gpu_slug == slug
-    ]
+    return list(OFFERS.get(slug, ()))
 
 
 @pytest.mark.parametrize("slug", UNPRICED)

@@ -12,9 +12,9 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.domain import rank
-from app.domain.workload import WorkloadSpec, memory_breakdown
+from app.domain.workload import memory_breakdown
 from app.web.labels import precision_label
-from tests.domain.fixtures import LLAMA31_8B
+from tests.domain.fixtures import LLAMA31_8B, llama31_8b_finetune
 
 
 def _llama(client: TestClient, **workload: Any) -> Any:
@@ -92,16 +92,7 @@ LLAMA = LLAMA31_8B  # config.json of meta-llama/Llama-3.1-8B
 
 
 def test_loras_paged_32bit_states_stay_fp32_in_pure_16bit() -> None:
-    base = WorkloadSpec(
-        task="fine-tuning",
-        model=LLAMA,
-        precision="bf16",
-        batch_size=2,
-        seq_len=2048,
-        optimizer="adamw",
-        peft="lora",
-        gradient_checkpointing=True,
-    )
+    base = llama31_8b_finetune(optimizer="adamw", peft="lora")
     mixed = memory_breakdown(replace(base, optimizer="adamw"))
     pure = memory_breakdown(replace(base, fp32_master=False))
     pure_paged_all = replace(base, fp32_master=False, paged_optimizer=True)

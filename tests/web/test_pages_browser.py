@@ -17,6 +17,7 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, Page, ViewportSize
 
+from tests.support import browser_page
 from tests.web.sample_report import sample_report
 from tests.web.test_browser import browser, server, watch  # noqa: F401  (fixtures)
 
@@ -363,20 +364,14 @@ def test_no_select_label_is_cut(view: Page, report_id: int, query: str) -> None:
 
 @pytest.fixture
 def page_desktop(browser: Browser, watch: Any, server: str) -> Iterator[Page]:
-    context = browser.new_context(base_url=server, viewport=DESKTOP)
-    pg = watch.attach(context.new_page())
-    pg.set_default_timeout(60_000)
-    yield pg
-    context.close()
+    with browser_page(browser, watch, server, DESKTOP) as pg:
+        yield pg
 
 
 @pytest.fixture
 def page_phone(browser: Browser, watch: Any, server: str) -> Iterator[Page]:
-    context = browser.new_context(base_url=server, viewport=PHONE)
-    pg = watch.attach(context.new_page())
-    pg.set_default_timeout(60_000)
-    yield pg
-    context.close()
+    with browser_page(browser, watch, server, PHONE) as pg:
+        yield pg
 
 
 # ---------------------------------------------------------------------------- the catalog

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page
 
+from tests.support import browser_page
 from tests.web.test_browser import browser, server, watch  # noqa: F401  (fixtures)
 
 pytestmark = pytest.mark.browser
@@ -28,11 +29,8 @@ def view(
     server: str,  # noqa: F811
 ) -> Iterator[Page]:
     width = int(request.param)
-    context = browser.new_context(base_url=server, viewport={"width": width, "height": 900})
-    pg = watch.attach(context.new_page())
-    pg.set_default_timeout(60_000)
-    yield pg
-    context.close()
+    with browser_page(browser, watch, server, {"width": width, "height": 900}) as pg:
+        yield pg
 
 
 def test_an_encoders_serving_page(view: Page) -> None:

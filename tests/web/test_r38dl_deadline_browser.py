@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page
 
+from tests.support import browser_page
 from tests.web.test_browser import browser, server, watch  # noqa: F401  (fixtures)
 from tests.web.test_pages_browser import DESKTOP, PHONE
 
@@ -26,11 +27,8 @@ def view(
     server: str,  # noqa: F811
 ) -> Iterator[Page]:
     size = DESKTOP if request.param == "desktop" else PHONE
-    context = browser.new_context(base_url=server, viewport=size)
-    pg = watch.attach(context.new_page())
-    pg.set_default_timeout(60_000)
-    yield pg
-    context.close()
+    with browser_page(browser, watch, server, size) as pg:
+        yield pg
 
 
 def test_the_may_miss_word_is_visible_in_the_row_and_the_page_fits(view: Page) -> None:
