@@ -1406,8 +1406,9 @@ def _training_memory(
     # optimizer's fused kernel updates its states in place, no foreach temporaries
     grad_b = 2.0 if pure else 4.0
     grads = params * grad_b
-    temp_b = OPTIMIZER_STEP_TEMP.get(work.optimizer, 0.0) * _state_width(work)
-    step_temp = 0.0 if work.paged_optimizer else params * temp_b
+    temp_b = 0.0 if work.paged_optimizer else OPTIMIZER_STEP_TEMP.get(work.optimizer, 0.0)
+    temp_b *= _state_width(work)
+    step_temp = params * temp_b
     states = params * opt_b
     if work.paged_optimizer:
         states = _paged_states(states, largest_param_tensor(m) * opt_b, notes)

@@ -128,3 +128,14 @@ def test_qlora_65b_asked_with_its_paged_optimizer_fits_the_l40s_cuda_total() -> 
     l40s_cuda_total = 45599 * 2**20 / GB  # MiB CUDA reports on an L40S
     assert memory_breakdown(work).total > l40s_cuda_total
     assert memory_breakdown(replace(work, paged_optimizer=True)).total < l40s_cuda_total
+
+
+def test_a_paged_optimizer_in_backward_holds_one_gradient_and_no_step_temporaries() -> None:
+    # torch AdamW's foreach step makes fp32-wide temporaries; bitsandbytes' paged kernel
+    # updates its states in place, so the hook holds one tensor's gradient and nothing more
+    torch_adamw = _mem(optimizer="adamw", fp32_master=False, optimizer_in_backward=True)
+    paged = _mem(
+        optimizer="adamw", fp32_master=False, optimizer_in_backward=True, paged_optimizer=True
+    )
+    assert paged.gradients == pytest.approx(VOCAB_TABLE * 2 / GB)
+    assert torch_adamw.gradients > paged.gradients
