@@ -21,6 +21,7 @@ from app.deps import SessionDep, SettingsDep
 from app.domain.cost import BuyPrice
 from app.domain.rent_from import RentFrom
 from app.errors import InvalidInput, NotFound
+from app.numbers import parse_int
 from app.offers import service as offers
 from app.recommend import orchestrate
 from app.recommend import schemas as rs
@@ -464,7 +465,7 @@ def _job_sizes(request: Request) -> tuple[dict[str, int], dict[str, str]]:
         if not raw:
             continue
         try:
-            value = int(raw)
+            value = parse_int(raw)  # "2,048" and "2k" read as the question form reads them
         except ValueError:
             errors[key] = f"{words}: give a whole number, not {raw!r}"
             continue

@@ -119,3 +119,16 @@ def test_a_cnn_says_its_sequence_length_is_ignored(read_client: TestClient) -> N
     # without a size asked, no note: the job's other warnings stay on the answer page
     plain = read_client.get(f"/compare?slugs={SLUGS}&preset=resnet-50&task=training")
     assert plain.status_code == 200 and "data-job-notes" not in plain.text
+
+
+def test_sizes_read_as_the_question_form_reads_them(read_client: TestClient) -> None:
+    # "2,048" and "2k" are a sequence length on the question form (app.numbers.parse_int);
+    # /compare had refused them as not whole numbers
+    for said, read in (("2,048", "2,048"), ("2k", "2,000")):
+        r = read_client.get(f"/compare?{LLM}&task=inference&batch_size=1,024&seq_len={said}")
+        assert r.status_code == 200, said
+        heading = re.search(r"data-job-size>(.*?)</span>", r.text, re.S)
+        assert heading and f"batch 1,024, {read} tokens" in unescape(heading.group(1))
+    half = read_client.get(f"/compare?{LLM}&task=inference&batch_size=1.5")
+    assert half.status_code == 422
+    assert "Batch size: give a whole number, not '1.5'" in _errors(half.text)["cmp-batch-err"]
