@@ -1978,6 +1978,8 @@ def heldout_estimate(
         # model.half(): 16-bit weights, no autocast cast per pass (WorkloadSpec.half_weights)
         half_weights=bool(row.get("half_weights")),
         attention_kernel=row.get("attention_kernel") or "",
+        # diffusers' xFormers attention processor: q, k, v copied to its layout first
+        head_batch_copies=bool(row.get("xformers")),
         # torch.compile's stated mode: reduce-overhead / max-autotune replay CUDA graphs
         cuda_graphs=row.get("compile_mode") in CUDA_GRAPH_COMPILE_MODES,
         # the harness's loop syncs the host every step; its pipeline runs SD 1.5's safety

@@ -46,7 +46,7 @@ TUNING = ROOT / "tests" / "data" / "diffusion_eager.yaml"
 COMPILED = ROOT / "tests" / "data" / "diffusion_compiled.yaml"
 # what a row says of its own stack: an eager row re-pointed to another runtime drops them (a
 # TensorRT engine runs its own fused attention, not the eager row's FlashAttention v1)
-STACK_FIELDS = ("attention_kernel", "memory_format", "compile_mode", "unet_calls")
+STACK_FIELDS = ("attention_kernel", "memory_format", "compile_mode", "unet_calls", "xformers")
 
 
 def op_class(op: Op) -> str:
@@ -59,6 +59,9 @@ def op_class(op: Op) -> str:
         # relayout: a channels-last eager job's copies around each group norm (ATen's CUDA
         # group norm runs NCHW only: operators.group_norm_relayout_op)
         name = {"layout": "nchw", "bias": "conv-bias", "relayout": "gn-relayout"}[op.role]
+    elif op.name.endswith(".head_to_batch"):
+        # diffusers' xFormers processor copies q, k, v to its layout (operators.head_batch_copy_op)
+        name = "xf-copies"
     elif op.kind == "norm":
         # a group norm reads its input twice (operators.table_ops), a layer norm once
         name = "groupnorm" if op.bytes_read > 1.5 * op.bytes_written else "layernorm"
@@ -131,6 +134,7 @@ def _work(row: dict[str, Any], gpu: Any, data: Path) -> tuple[Any, str]:
         efficiency=load_efficiency(data),
         channels_last=row.get("memory_format") == "channels_last",
         attention_kernel=row.get("attention_kernel") or "",
+        head_batch_copies=bool(row.get("xformers")),
     )
     rules = load_rules(data)
     support = compat.framework_support(gpu, "pytorch", rules)

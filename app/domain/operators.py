@@ -1172,6 +1172,7 @@ def table_ops(
     unnormed_bias: bool = False,
     join_norm_fused: bool = False,
     group_norm_relayout: bool = False,
+    head_batch_copies: bool = False,
 ) -> list[Op]:
     """The table's ops for a batch: a convolution is an implicit GEMM with M = batch × output
     pixels, N = output channels, K = input channels per group × R × S; its FLOPs
@@ -1261,6 +1262,8 @@ def table_ops(
                     dtype=dtype,
                 )
             )
+            if head_batch_copies:
+                out.append(head_batch_copy_op(name, batch, q, kv, heads * hd, count, act_b, dtype))
         else:
             el_in = batch * float(o["elements_in"])
             el_out = batch * float(o["elements_out"])
@@ -1311,6 +1314,32 @@ def group_norm_relayout_op(
     moved = (elements_in + elements_out) * act_b
     return Op(
         "elementwise", f"{name}.relayout", MEMORY, count, 0.0, moved, moved, dtype, "relayout"
+    )
+
+
+def head_batch_copy_op(
+    name: str,
+    batch: float,
+    q_len: float,
+    kv_len: float,
+    inner: float,
+    count: float,
+    act_b: float,
+    dtype: str,
+) -> Op:
+    """The copies diffusers' xFormers attention processor makes before the kernel: it hands
+    ``xformers.ops.memory_efficient_attention`` query, key and value in the (batch × heads,
+    tokens, head dim) layout, ``attn.head_to_batch_dim(x).contiguous()`` for each, whose
+    ``reshape`` after a ``permute`` of the heads ahead of the tokens copies the tensor
+    (diffusers' ``XFormersCrossAttnProcessor``, models/cross_attention.py, the 0.11-0.13
+    releases; ``XFormersAttnProcessor`` in attention_processor.py after). PyTorch's SDPA takes
+    the heads as a strided view (``AttnProcessor2_0``: ``view(...).transpose(1, 2)``), which is
+    what the shipped tables trace; the output's copy back (``batch_to_head_dim``) is in both,
+    so only the three input copies are the xFormers path's own. One op of role "copy": read and
+    write q (``batch × q_len × inner``), k and v (``batch × kv_len × inner`` each)."""
+    moved = batch * (q_len + 2.0 * kv_len) * inner * act_b
+    return Op(
+        "elementwise", f"{name}.head_to_batch", MEMORY, count, 0.0, moved, moved, dtype, "copy"
     )
 
 

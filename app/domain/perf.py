@@ -1201,6 +1201,7 @@ def _forward_ops(work: WorkloadSpec, flash_attention: bool, act_b: float) -> lis
             unnormed_bias=training and m.family == "cnn" and work.runtime in BIAS_PASS_RUNTIMES,
             join_norm_fused=diffusion and work.runtime in INDUCTOR_RUNTIMES,
             group_norm_relayout=_group_norm_relayout(work),
+            head_batch_copies=_head_batch_copies(work),
         )
         if _composite_rms_norm(work):
             ops = composite_norm.expand(ops, act_b)
@@ -1289,6 +1290,15 @@ def table_host_calls(work: WorkloadSpec) -> float | None:
     if npass > 1 and dec is not None and dec.aten_calls and _has_rest(m.gflops_per_sample, unet):
         calls += dec.aten_calls  # one decode call of the batch
     return calls
+
+
+def _head_batch_copies(work: WorkloadSpec) -> bool:
+    """Whether the denoiser's attentions copy query, key and value into xFormers' layout first
+    (``WorkloadSpec.head_batch_copies``, ``operators.head_batch_copy_op``): an eager PyTorch
+    job that states diffusers' xFormers processor. The host's calls are not recounted: the
+    per-call figure (the ``infer-diffusion`` row's 23 µs) was read off host-bound rows of
+    exactly these stacks over the SDPA trace's count, so it already holds their few more."""
+    return work.head_batch_copies and work.runtime in EAGER_CALL_RUNTIMES
 
 
 def _composite_rms_norm(work: WorkloadSpec) -> bool:

@@ -543,6 +543,12 @@ class WorkloadSpec:
     # the shipped tables trace it. Read by eager PyTorch alone (a compiler fuses the chain). Not
     # an API field: benchmarks set it from a published run's date.
     composite_rms_norm: bool = False
+    # The denoiser's attention runs through diffusers' xFormers processor, which copies query,
+    # key and value into xFormers' (batch × heads, tokens, head dim) layout before the kernel
+    # (operators.head_batch_copy_op); False: PyTorch's SDPA on strided views, as the shipped
+    # tables trace. Read by eager PyTorch alone. Not an API field: benchmarks set it from a
+    # published run's stated stack (a row's ``xformers``).
+    head_batch_copies: bool = False
     # The PyTorch release the job runs ("2.1", "2.1.1+cu118"; "" = a current one). Read by LLM
     # decode where the runtime regrows its KV cache by torch.cat (kv_traffic > 1): a release
     # before 2.8 copies a 16-bit cache without vector loads, at half the bytes per second
