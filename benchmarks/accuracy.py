@@ -1250,6 +1250,10 @@ def extrapolation_units(
     extrapolation adds beyond a new source):
     runtime — each runtime of a regime with several, against the regime's other runtimes;
     architecture — each architecture of a regime-runtime with several, against the others;
+    runtime_architecture — each (runtime, architecture) of a regime whose runtime and
+    architecture the rest of the regime still holds (bands.UNMEASURED_PAIR), against the band
+    the rest draws for it: its runtime's other rows where they are enough for a band of their
+    own, else the regime's;
     moe — each MoE workload, against its regime's dense rows;
     four_bit — each dense 4-bit workload, against its regime's rows of neither kind;
     span — each multi-GPU LLM inference workload (dense, standard format), against its
@@ -1260,7 +1264,11 @@ def extrapolation_units(
     def src(regime: str) -> tuple[float, float] | None:
         return terms.get(regime) or terms.get("all")
 
-    out: dict[str, list[conformal.Held]] = {"runtime": [], "architecture": []}
+    out: dict[str, list[conformal.Held]] = {
+        "runtime": [],
+        "architecture": [],
+        "runtime_architecture": [],
+    }
     for regime in dict.fromkeys(r.regime for r in rows):
         sub = [r for r in rows if r.regime == regime]
         runtimes = sorted({r.runtime for r in sub})
@@ -1277,6 +1285,7 @@ def extrapolation_units(
                     held = [r for r in rs if r.architecture == arch]
                     unit = f"{regime} {rt} {arch}"
                     out["architecture"].append(_held(unit, held, rest, src(regime)))
+        out["runtime_architecture"] += _pair_units(sub, regime, src(regime))
     for name, of in (("moe", lambda r: r.moe), ("four_bit", lambda r: r.four_bit and not r.moe)):
         out[name] = []
         for regime in dict.fromkeys(r.regime for r in rows if of(r)):
@@ -1300,6 +1309,28 @@ def extrapolation_units(
                 r for r in spanned if r.regime == regime and _model_unit(regime, r.workload) == m
             ]
             out["span"].append(_held(f"{regime} {m}", held, rest, src(regime)))
+    return out
+
+
+def _pair_units(
+    sub: list[CalRow], regime: str, source: tuple[float, float] | None
+) -> list[conformal.Held]:
+    """The runtime × architecture units of one regime's rows (extrapolation_units): each
+    (runtime, architecture) whose runtime and architecture both remain in the rest, so the
+    row would draw neither the runtime nor the architecture widening, scored against the band
+    the rest draws for it (its runtime's where the rest holds enough of it, as bands_of bands a
+    runtime of a regime with several, else the regime's)."""
+    out: list[conformal.Held] = []
+    several = len({r.runtime for r in sub}) > 1
+    for rt, arch in sorted(dict.fromkeys((r.runtime, r.architecture) for r in sub)):
+        held = [r for r in sub if (r.runtime, r.architecture) == (rt, arch)]
+        rest = [r for r in sub if (r.runtime, r.architecture) != (rt, arch)]
+        if rt not in {r.runtime for r in rest} or arch not in {r.architecture for r in rest}:
+            continue  # the runtime or architecture widening's unit, not this one's
+        own = [r for r in rest if r.runtime == rt]
+        base = own if several and _enough(own) else rest
+        if _enough(base):
+            out.append(_held(f"{regime} {rt} {arch}", held, base, source))
     return out
 
 
@@ -1380,6 +1411,10 @@ def _table_of(rows: list[CalRow], extrapolation: list[ExtrapolationScore]) -> Ef
         bands={(b.regime, b.vendor): (b.low, b.high) for b in scores},
         centres={(b.regime, b.vendor): b.bias for b in scores},
         covered=by_regime,
+        covered_pairs={
+            regime: frozenset((rt, a) for rt, archs in p.items() for a in archs)
+            for regime, p in covered_pairs(rows).items()
+        },
         multi_gpu=frozenset(r.regime for r in rows if r.multi_gpu),
         multi_gpu_spans=multi_gpu_spans(rows),
         extrapolation={x.name: (x.term.low, x.term.high) for x in extrapolation},
@@ -1618,6 +1653,18 @@ def band_coverage(
     return out
 
 
+def covered_pairs(rows: list[CalRow]) -> dict[str, dict[str, list[str]]]:
+    """Per regime: each runtime's architectures the calibration rows measured it on (the
+    runtime × architecture widening's coverage: bands.UNMEASURED_PAIR)."""
+    out: dict[str, dict[str, set[str]]] = {}
+    for r in rows:
+        out.setdefault(r.regime, {}).setdefault(r.runtime, set()).add(r.architecture)
+    return {
+        regime: {rt: sorted(archs) for rt, archs in sorted(by_rt.items())}
+        for regime, by_rt in out.items()
+    }
+
+
 def multi_gpu_spans(rows: list[CalRow]) -> dict[str, frozenset[str]]:
     """Per regime with multi-GPU LLM inference results: the spans they ran (tensor, layers)."""
     out: dict[str, set[str]] = {}
@@ -1641,6 +1688,7 @@ def write_bands(
     multi_gpu: list[str] | None = None,
     new_source: list[SourceScore] | None = None,
     spans: dict[str, frozenset[str]] | None = None,
+    pairs: dict[str, dict[str, list[str]]] | None = None,
 ) -> None:
     """Replace the ``bands:`` section of data/efficiency.yaml with these figures."""
     path = data_dir / "efficiency.yaml"
@@ -1660,7 +1708,8 @@ def write_bands(
         "# [low, high, centre], the centre the rows' median (the regime's bias). `covered`: the",
         "# runtimes and architectures the calibration sets measured (multi_gpu: they hold",
         "# multi-GPU runs; multi_gpu_spans: how those LLM inference runs spanned their GPUs, the",
-        "# runtimes' `span`). `new_source`: the term every row gets,",
+        "# runtimes' `span`; pairs: each runtime's architectures, measured together).",
+        "# `new_source`: the term every row gets,",
         "# added in quadrature in log space about the centre (every answer is for a source the",
         "# tuning sets never measured): each (regime, source) of the tuning sets held out of its",
         "# regime (its rows that need no other widening), and each (held-out regime, source) of",
@@ -1676,7 +1725,8 @@ def write_bands(
         "# `extrapolation`: the term a row that extrapolates that way gets on top, one half-width",
         "# for both sides: what the tuning sets' rows needed beyond the tuning units' new-source",
         "# term when their",
-        "# unit (a regime's runtime, a regime-runtime's architecture, an MoE or 4-bit workload)",
+        "# unit (a regime's runtime, a regime-runtime's architecture, a regime's runtime on an",
+        "# architecture both of which the rest still holds, an MoE or 4-bit workload)",
         "# was held out, 80 % with every unit weighing the same; under three units, the pool's",
         "# (accuracy.py extrapolation_units; app/domain/bands.py).",
         "bands:",
@@ -1702,6 +1752,10 @@ def write_bands(
                 lines.append("      multi_gpu: true")
             if (spans or {}).get(regime):
                 lines.append(f"      multi_gpu_spans: [{', '.join(sorted((spans or {})[regime]))}]")
+            if (pairs or {}).get(regime):
+                lines.append("      pairs:")
+                for rt, archs in (pairs or {})[regime].items():
+                    lines.append(f"        {rt}: [{', '.join(archs)}]")
     if extrapolation:
         lines.append("  extrapolation:")
         for x in extrapolation:
@@ -3044,13 +3098,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.write_bands:
         covered = band_coverage(args.data, args.measurements, args.inference)
         multi = multi_gpu_regimes(args.data, args.measurements, args.inference)
-        spans = multi_gpu_spans(calibration_rows(args.data, args.measurements, args.inference))
+        cal_rows = calibration_rows(args.data, args.measurements, args.inference)
+        spans, pairs = multi_gpu_spans(cal_rows), covered_pairs(cal_rows)
         # twice: the shipped new-source term sizes the held-out rows' need against the bands
         # and terms just computed (with no new-source term: its value here does not matter)
-        write_bands(bands, args.data, covered, wide, multi, fresh, spans)
+        write_bands(bands, args.data, covered, wide, multi, fresh, spans, pairs)
         load_efficiency.cache_clear()
         shipped = shipped_source_scores(args.data, args.measurements, args.inference)
-        write_bands(bands, args.data, covered, wide, multi, shipped, spans)
+        write_bands(bands, args.data, covered, wide, multi, shipped, spans, pairs)
         # the held-out rows' bands as the rewritten file draws them (not the ones read at start)
         load_efficiency.cache_clear()
         heldout_rows, _ = evaluate_heldout(args.data)

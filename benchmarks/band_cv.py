@@ -185,7 +185,8 @@ def _old_source_units(rows: list[acc.CalRow], extrap: dict[str, Pair]) -> list[c
 def _table(rows: list[acc.CalRow], extrap: dict[str, Pair], sources: Sources) -> EfficiencyTable:
     t = acc._table_of(rows, [])
     return EfficiencyTable(
-        bands=t.bands, centres=t.centres, covered=t.covered, multi_gpu=t.multi_gpu,
+        bands=t.bands, centres=t.centres, covered=t.covered, covered_pairs=t.covered_pairs,
+        multi_gpu=t.multi_gpu,
         multi_gpu_spans=t.multi_gpu_spans,
         extrapolation=extrap, new_source=dict(sources),
     )  # fmt: skip

@@ -115,7 +115,8 @@ def breakdown(
 ) -> Breakdown:
     gpu, work, backend = job(slug, preset, batch, precision, channels_last)
     on = perf._on_gpu(gpu, work, "pytorch", None, backend)
-    step = perf._step_job(work, True, on.act_b)
+    # the step as cuDNN's autotuner runs it on this GPU (convolutions it moves to the CUDA cores)
+    step = perf._autotuned_nchw(on, work, perf._step_job(work, True, on.act_b))
     assert on.rates is not None and step.ops is not None
     rates = dict(zip(kernels.CLASSES, on.rates, strict=True))
     launch = on.prof.kernel_us * 1e-6

@@ -31,16 +31,33 @@ class Widening:
 # Each widening names an effect the calibration set did not measure for this row. Where
 # data/efficiency.yaml carries `bands.extrapolation` (benchmarks/accuracy.py: the term rows
 # held out that way needed, leave-one-unit-out over the tuning sets) the runtime, architecture,
-# MoE and 4-bit widenings take that term under the same reason (one half-width for both
-# sides, what the held-out units needed beyond the new-source term every row carries); the
-# factors below are the fallbacks without it. A row's band is its regime's, about the regime's
-# centre (median measured ÷ predicted), with every widening added in quadrature in log space
-# (independent errors): conformal.Spread.
+# runtime × architecture, MoE and 4-bit widenings take that term under the same reason (one
+# half-width for both sides, what the held-out units needed beyond the new-source term every
+# row carries); the factors below are the fallbacks without it. A row's band is its regime's,
+# about the regime's centre (median measured ÷ predicted), with every widening added in
+# quadrature in log space (independent errors): conformal.Spread.
 UNMEASURED_RUNTIME = Widening(
     0.80, 1.25, "no published results for this runtime in the calibration set"
 )
 UNMEASURED_ARCHITECTURE = Widening(
     0.85, 1.20, "no published results on this architecture in the calibration set"
+)
+# A runtime and an architecture each measured in the regime, never together: the runtime's
+# kernels were timed on other architectures and the architecture under other runtimes, so
+# neither its runtime nor its architecture widening applies, yet the row's rate is the
+# runtime's kernel choice on this architecture, which no calibration row timed (vLLM's serving
+# kernel row rests on an A100 sweep and is carried to Hopper, whose serving rows are
+# TensorRT-LLM's: docs/methodology.md §6.7t "vs", where vLLM reads 1.5-1.8x fast on an H100
+# and about 1.0 on an A100 for one model, release and benchmark). Calibrated as
+# `runtime_architecture` (benchmarks/accuracy.py extrapolation_units: each (regime, runtime,
+# architecture) of the tuning sets whose runtime and architecture the rest of the regime
+# still holds, held out); the stated fallback is the architecture widening's factors (a new
+# architecture for this runtime's kernels, as there).
+UNMEASURED_PAIR = Widening(
+    UNMEASURED_ARCHITECTURE.low,
+    UNMEASURED_ARCHITECTURE.high,
+    "no published results for this runtime on this architecture in the calibration set "
+    "(each measured, but not together)",
 )
 # A convolution regime whose calibration rows are all another vendor's GPUs (every train,
 # infer-cnn and infer-diffusion row is NVIDIA on cuDNN): the row's convolutions run another
@@ -358,6 +375,13 @@ def estimated(stated: Widening, name: str, table: EfficiencyTable | None) -> Wid
     return stated if term is None else Widening(*term, stated.reason)
 
 
+def _unmeasured_pair(x: BandInputs, table: EfficiencyTable | None) -> bool:
+    """Whether the row's regime records which runtimes ran on which architectures
+    (EfficiencyTable.covered_pairs) and never this runtime on this architecture."""
+    pairs = table.covered_pairs.get(x.regime) if table is not None else None
+    return pairs is not None and (x.runtime, x.architecture) not in pairs
+
+
 def widenings(x: BandInputs, table: EfficiencyTable | None, calibrated: bool) -> list[Widening]:
     """The extrapolations that apply to this row, in the order its basis names them: only
     what the row's regime's calibration set lacks."""
@@ -374,6 +398,8 @@ def widenings(x: BandInputs, table: EfficiencyTable | None, calibrated: bool) ->
             out.append(vendor_widening(x.vendor, x.architecture, x.convolutions))
         elif x.architecture not in architectures:
             out.append(estimated(UNMEASURED_ARCHITECTURE, "architecture", table))
+        elif x.runtime in runtimes and _unmeasured_pair(x, table):
+            out.append(estimated(UNMEASURED_PAIR, "runtime_architecture", table))
     four_bit = x.four_bit and x.runtime not in _CALIBRATED_4BIT_RUNTIMES
     if x.moe and four_bit:
         # one term, the larger: the tuning sets' MoE workload is itself 4-bit (serving's

@@ -434,13 +434,18 @@ class EfficiencyTable:
     centres: dict[tuple[str, str], float] = field(default_factory=dict)
     # regime -> (runtimes, architectures) the calibration set has results for
     covered: dict[str, tuple[frozenset[str], frozenset[str]]] = field(default_factory=dict)
+    # regime -> the (runtime, architecture) pairs the calibration set has results for: a row
+    # whose runtime and architecture are each covered but never together is widened
+    # (app/domain/bands.py); a regime absent here: no pair is judged
+    covered_pairs: dict[str, frozenset[tuple[str, str]]] = field(default_factory=dict)
     # regimes whose calibration set holds multi-GPU results (no multi-GPU widening there)
     multi_gpu: frozenset[str] = frozenset()
     # regime -> how its multi-GPU LLM inference results spanned their GPUs (the runtimes'
     # ``span``: tensor, layers); a row spanning its GPUs another way is widened
     # (app/domain/bands.py). A regime of ``multi_gpu`` absent here: any span counts as measured
     multi_gpu_spans: dict[str, frozenset[str]] = field(default_factory=dict)
-    # extrapolation ("runtime", "architecture", "moe", "four_bit") -> (low, high): the term,
+    # extrapolation ("runtime", "architecture", "runtime_architecture", "moe", "four_bit",
+    # "span") -> (low, high): the term,
     # added in quadrature in log space, that rows the tuning sets held out that way needed
     # (benchmarks/accuracy.py, leave-one-unit-out; app/domain/bands.py)
     extrapolation: dict[str, tuple[float, float]] = field(default_factory=dict)
@@ -796,6 +801,14 @@ def parse_table(doc: dict[str, Any]) -> EfficiencyTable:
         )
         for regime, c in ((doc.get("bands") or {}).get("covered") or {}).items()
     }
+    # `pairs: {vllm: [Ada Lovelace, Hopper]}`: each runtime's architectures measured together
+    covered_pairs = {
+        str(regime): frozenset(
+            (str(rt), str(a)) for rt, archs in c["pairs"].items() for a in archs or ()
+        )
+        for regime, c in ((doc.get("bands") or {}).get("covered") or {}).items()
+        if isinstance((c or {}).get("pairs"), dict)
+    }
     multi_gpu = frozenset(
         str(regime)
         for regime, c in ((doc.get("bands") or {}).get("covered") or {}).items()
@@ -826,6 +839,7 @@ def parse_table(doc: dict[str, Any]) -> EfficiencyTable:
         bands=bands,
         centres=centres,
         covered=covered,
+        covered_pairs=covered_pairs,
         multi_gpu=multi_gpu,
         multi_gpu_spans=multi_gpu_spans,
         extrapolation=extrapolation,

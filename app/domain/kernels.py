@@ -35,12 +35,13 @@ from app.domain.operators import (
     CONV,
     CONV_3X3,
     CONV_DW,
+    CONV_NCHW,
     GEMM,
     MEMORY,
     Op,
 )
 
-CLASSES = (GEMM, ATTN_FLASH, ATTN_FLASH_BWD, CONV, CONV_DW, MEMORY, CONV_3X3)
+CLASSES = (GEMM, ATTN_FLASH, ATTN_FLASH_BWD, CONV, CONV_DW, MEMORY, CONV_3X3, CONV_NCHW)
 CLASS_INDEX = {c: i for i, c in enumerate(CLASSES)}
 
 # cuBLAS/CUTLASS 16-bit kernels on Ampere/Hopper tile the output in 128×128 (also 128×256 and
@@ -195,6 +196,19 @@ def _shape_efficiency(
     return e
 
 
+def shape_efficiencies(
+    shapes: Iterable[tuple[str, float, float, float, float, float]],
+    sms: int | None = None,
+    tensor_cores: bool = True,
+    balance: float | None = None,
+) -> NDArray[np.float64]:
+    """e(shape) of each (class, m, n, k, batch, input channels) of tiled ops, as an array (no
+    MEMORY or CONV_DW op: ``shape_efficiency`` gives those 1)."""
+    return np.array(
+        [_shape_efficiency(*sh, sms, tensor_cores, balance) for sh in shapes], dtype=np.float64
+    )
+
+
 def head_dim_fill(head_dim: float) -> float:
     """The share of a fused attention kernel's matmul work a head dim uses: the kernel is built
     for the next multiple of ``HEAD_DIM_STEP`` (1 at 64, 96, 128; 0.625 at 40; 0.83 at 80)."""
@@ -337,8 +351,7 @@ def arrays_of(
     size = len(cols.flops)
     e = np.ones(size)
     if cols.shapes:
-        each = [_shape_efficiency(*sh, sms, tensor_cores, balance) for sh in cols.shapes]
-        e[cols.shaped] = np.array(each)[cols.shape_of]
+        e[cols.shaped] = shape_efficiencies(cols.shapes, sms, tensor_cores, balance)[cols.shape_of]
     work = np.zeros(size)
     has = cols.has_flops
     work[has] = cols.flops[has] / e[has]
@@ -493,7 +506,10 @@ def class_rates(
     rate is half the FP16-accumulate one: llm_step.fp16_accumulate_gain).
     ``attention_accumulate``: the same gain for the fused attention kernels, where they also
     accumulate in FP16 (TensorRT's fused MHA); 1 where they accumulate in FP32 (FlashAttention,
-    PyTorch's SDPA kernels)."""
+    PyTorch's SDPA kernels).
+    The last class, a convolution on the CUDA cores over NCHW tensors (operators.CONV_NCHW), runs
+    at ``vector_rate`` (the GEMM rate where it is unknown, as the other CUDA-core classes; no op
+    is given that class then: perf._autotuned_nchw)."""
     vec = vector_rate if vector_rate else gemm_rate
     fwd = gemm_rate * (flash_fwd if flash_fwd else FLASH_FWD_FACTOR) * attention_accumulate
     if flash_cap is not None and flash_cap < fwd:
@@ -511,4 +527,5 @@ def class_rates(
         vec,
         vec,
         conv3,
+        vec,
     )

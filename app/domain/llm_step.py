@@ -13,6 +13,9 @@ continuous batching mixes them). Its time, term by term (docs/methodology.md §6
   shallow K reaches (``routed_gemm``);
 * attention: max(KV cache read ÷ bandwidth, 4·L·h FLOPs per (query, key) pair ÷ 16-bit rate);
   under latent attention every tensor-parallel GPU reads the whole latent cache (``kv_copies``);
+  a prompt's pairs run the runtime's fused attention kernel, priced as the operator path
+  prices that op (``prompt_attention_seconds``: its rate × kernels.shape_efficiency), or at
+  the 16-bit rate where the runtime's attention is batched GEMMs (llama.cpp without -fa);
 * the kernels' GPU-side gaps: layers × kernels per layer × the runtime's gap per kernel (2 µs
   under CUDA graphs, 4 µs eager). A one-token MoE step runs ~17 kernels per layer (router GEMM,
   top-k, permute, two grouped GEMMs, activation, combine besides the attention block's; 5 more
@@ -44,7 +47,8 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from itertools import chain
 from operator import attrgetter
 from typing import NamedTuple, TypeVar
@@ -55,8 +59,11 @@ from numpy.typing import NDArray
 from app.domain import activations, compat, formats, peaks, topology
 from app.domain.efficiency import EAGER, RuntimeProfile, basis_tflops, sm_clock_share
 from app.domain.gpu import GpuSpec
+from app.domain.kernels import CLASS_INDEX, class_rates, op_time
+from app.domain.operators import ATTN_FLASH
+from app.domain.operators import attention as attention_ops
 from app.domain.workload import ModelSpec, kv_copies, replicated_params
-from app.vocab import runtime_name
+from app.vocab import SDPA_RUNTIMES, runtime_name
 
 # Kernels one decoder layer launches per forward pass: RMSNorm ×2, QKV GEMM, rotary, KV-cache
 # write, attention, output GEMM, gate/up GEMM, activation, down GEMM (fused residual adds).
@@ -392,11 +399,24 @@ class Replica:
     prompt_logits: float = 0.0
     # bytes per token of the input embedding row its lookup gathers
     row_bytes: float = 0.0
+    # the prompt's attention as the operator path prices a fused attention forward
+    # (``FusedAttention``, ``prompt_attention_seconds``): one GPU's kernel and the model's
+    # query heads, which tensor parallelism splits; None: at ``attn_flops``, as the GEMMs
+    fused: FusedAttention | None = None
+    attn_heads: float = 0.0
     # KV values per sequence by mean context: a load is solved at one context, over and over
     kv_memo: dict[float, float] = field(default_factory=dict, compare=False, repr=False)
 
     def kv_at(self, context: float) -> float:
         return _kv_values(self.model, self.kv_memo, context)
+
+    def prompt_attention_s(self, prefill: float, prompt: float) -> float:
+        """Seconds of the attention of ``prefill`` prompt tokens from prompts of length
+        ``prompt`` (``prompt_attention_seconds``)."""
+        return prompt_attention_seconds(
+            self.layers, self.attn_width, self.attn_flops, self.fused, self.attn_heads,
+            self.tp, prefill, prompt,
+        )  # fmt: skip
 
     def rows(self, decode: float, prefill: float, prompt: float) -> float:
         """``logit_rows`` of a step under this replica's runtime."""
@@ -529,23 +549,17 @@ class Replica:
         t_w, t_lin, t_mm = self.linear_step(d, f, prompt, with_prompt)
         t_moe = (d + f) * (self.moe_act_bytes + self.row_bytes) / self.bw
         t_kv = d * self.kv_at(context) * self.kv_b * self.kv_copies / self.bw if d else 0.0
-        # QKᵀ and AV: 4·h FLOPs per layer per (query, key) pair; a prompt's tokens see half of
-        # it on average (causal)
-        # (a decode's share at its kernel's own rate: ``decode_attn_slowdown``)
-        attn = (
-            4.0
-            * self.layers
-            * (
-                self.attn_width_decode * d * context * self.decode_attn_slowdown
-                + self.attn_width * f * prompt / 2.0
-            )
-        )
-        t_att = attn / self.attn_flops
+        # QKᵀ and AV: 4·h FLOPs per layer per (query, key) pair; a decode's at its kernel's
+        # own rate (``decode_attn_slowdown``); a prompt's as the operator path prices its
+        # fused kernel (``prompt_attention_seconds``)
+        att_p = self.prompt_attention_s(f, prompt)
+        t_att = (
+            4.0 * self.layers * self.attn_width_decode * d * context * self.decode_attn_slowdown
+        ) / self.attn_flops + att_p
         if self.split_attention and d and f:
             # the prompts' attention kernel, then the decodes' (bound by the KV cache it reads
             # or by its own FLOPs): one after the other
             att_d = 4.0 * self.layers * (self.attn_width_decode * d * context) / self.attn_flops
-            att_p = 4.0 * self.layers * (self.attn_width * f * prompt / 2.0) / self.attn_flops
             t_a = max(t_kv, att_d) + att_p
             kv_bound = t_kv >= att_d
             att_comp = att_p + (0.0 if kv_bound else att_d)
@@ -1265,6 +1279,113 @@ def vocabulary_params(model: ModelSpec) -> tuple[float, float]:
     return activations.embedding_params(model)
 
 
+# A runtime row whose attention is its own two batched GEMMs around the whole score matrix,
+# not a fused kernel (efficiency.RuntimeProfile.attention; perf.UNFUSED_ATTENTION reads it)
+UNFUSED_ATTENTION = "unfused"
+# The key of ``compute_efficiency`` (perf.llm_efficiency) that holds the GPU's fused attention
+# forward at its best shape as a share of its 16-bit peak: the kernel profile's attention
+# ceiling (kernel_profiles.attention_efficiency), else the prior's share of the 16-bit GEMM's
+# (kernels.FLASH_FWD_FACTOR), the operator path's flash forward before the runtime's own terms
+ATTENTION_SHARE = "attention_prefill"
+
+
+@dataclass(frozen=True, slots=True)
+class FusedAttention:
+    """A runtime's fused attention forward on one GPU, as the operator path prices it: its
+    FLOP/s at the best shape (kernels.class_rates' flash forward, at the clock the card's other
+    rates hold) and what kernels.shape_efficiency reads of the GPU for a shape (SM count, the
+    16-bit tensor peak ÷ the FP32 peak its softmax runs at)."""
+
+    flops: float
+    sms: int | None
+    balance: float | None
+
+
+def sdpa_attention_kernel(gpu: GpuSpec, runtime: str, backend: str = "cuda") -> str:
+    """The fused attention kernel PyTorch's SDPA picks for ``runtime`` (a key of
+    kernels.ATTENTION_KERNEL_SLOWDOWN, "" for FlashAttention-2): "flash1" — a first-generation
+    kernel (FlashAttention v1 or the CUTLASS memory-efficient kernel) — for an SDPA runtime on
+    an NVIDIA GPU below sm80, where PyTorch's flash backend does not run ("Flash attention
+    only supports gpu architectures in the range [sm80, ...]", aten/.../sdp_utils.cpp)."""
+    if runtime not in SDPA_RUNTIMES or backend != "cuda" or gpu.vendor != "nvidia":
+        return ""
+    try:
+        major = int((gpu.compute_capability or "0").split(".")[0])
+    except ValueError:
+        return ""
+    return "flash1" if 0 < major < 8 else ""
+
+
+def fused_attention(
+    gpu: GpuSpec, prefill: RuntimeProfile, share: float | None, half: float, half_mode: str
+) -> FusedAttention | None:
+    """The runtime's prompt attention kernel on ``gpu`` where it is a fused one (its row's
+    ``attention`` is not "unfused"), at the boost clock, priced as the operator path prices a
+    job's flash forward (perf._build_on_gpu's kernels.class_rates): ``share`` (the best-shape
+    rate ÷ the ``half`` TFLOPS 16-bit peak, ``ATTENTION_SHARE``) at the runtime's 16-bit tensor
+    share (``gemm_peak_share``) and its FP16-accumulate gain (``attention_fp16_accumulate``),
+    under its row's ceiling (``flash_peak_share``: FlashAttention-2 on Hopper), slowed for a
+    first-generation kernel (``sdpa_attention_kernel``). None: no share, no 16-bit datapath, or
+    an unfused runtime (priced at the card's ``attn_flops``, as its batched GEMMs)."""
+    if not share or not half or half_mode == "fp32" or prefill.attention == UNFUSED_ATTENTION:
+        return None
+    peak = half * 1e12
+    gain = (
+        fp16_accumulate_gain(gpu)
+        if half_mode == "fp16" and prefill.attention_fp16_accumulate
+        else 1.0
+    )
+    tshare = prefill.gemm_peak_share or 1.0
+    cap = peak * prefill.flash_peak_share if prefill.flash_peak_share else None
+    kernel = sdpa_attention_kernel(gpu, prefill.runtime)
+    rates = class_rates(peak * tshare, None, share, cap, kernel, attention_accumulate=gain)
+    # the softmax's FP32 work beside matmuls that run at the 16-bit peak × those gains
+    # (perf._softmax_balance)
+    fp16, fp16_mode = datapath(gpu, "fp16")
+    balance = (
+        fp16 * gain * tshare / gpu.fp32_tflops
+        if gpu.fp32_tflops and fp16 and fp16_mode != "fp32"
+        else None
+    )
+    return FusedAttention(rates[CLASS_INDEX[ATTN_FLASH]], gpu.sm_count, balance)
+
+
+def prompt_attention_seconds(
+    layers: float,
+    width: float,
+    attn_flops: float,
+    fused: FusedAttention | None,
+    heads: float,
+    tp: float,
+    prefill: float,
+    prompt: float,
+) -> float:
+    """Seconds of the attention of ``prefill`` prompt tokens from prompts of ``prompt`` tokens
+    on one replica of ``tp`` tensor-parallel GPUs: 4 × ``width`` FLOPs per layer per (query,
+    key) pair, each token seeing half its prompt's keys on average (causal). Without a fused
+    kernel at ``attn_flops`` (the replica's 16-bit rate, as its GEMMs); with one, the operator
+    path's own cost of that op (operators.attention: a fused causal forward of ``prefill``
+    query tokens in ``prompt``-long sequences over one GPU's ``heads ÷ tp`` heads of
+    ``width ÷ heads``; kernels.op_time: the kernel's rate × kernels.shape_efficiency, the wave
+    fill of its 128-row query blocks over the SMs, its key loop's length, the head dim's
+    padding and the softmax's vector time), once per layer."""
+    if fused is None or not (prefill and prompt and heads):
+        return 4.0 * layers * (width * prefill * prompt / 2.0) / attn_flops
+    return layers * _fused_layer_s(fused, heads / tp, width / heads, prefill, prompt)
+
+
+@lru_cache(maxsize=1 << 14)  # a pure function of the shape: a load is stepped at few shapes
+def _fused_layer_s(
+    fused: FusedAttention, heads: float, head_dim: float, prefill: float, prompt: float
+) -> float:
+    """One layer's ``prompt_attention_seconds`` on one GPU under a fused kernel."""
+    (op,) = attention_ops(
+        "attention", tokens_q=prefill, q_len=prompt, kv_len=prompt, heads=heads,
+        head_dim=head_dim, kv_heads=heads, count=1.0, act_b=2.0, causal=True, flash=True,
+    )  # fmt: skip
+    return op_time(op, {ATTN_FLASH: fused.flops}, math.inf, 0.0, fused.sms, fused.balance)
+
+
 @dataclass(frozen=True, slots=True)
 class CardTerms:
     """What a replica reads of one GPU under a runtime for a weight format, whatever the model
@@ -1288,6 +1409,8 @@ class CardTerms:
     # T ÷ (T + fp4_m0)) (``fp4_m_terms``); fp4_rel 0: one rate at every M
     fp4_rel: float = 0.0
     fp4_m0: float = 1.0
+    # the runtime's fused prompt attention kernel (``fused_attention``); None: at attn_flops
+    fused: FusedAttention | None = None
 
 
 def fp4_m_terms(small: float, large: float, m_small: float, m_large: float) -> tuple[float, float]:
@@ -1365,6 +1488,12 @@ def card_terms(
     half_rate = compute_efficiency.get(half_mode, 0.5) * prefill.compute_scale
     mem = memory_efficiency * decode.memory / EAGER.memory
     attn_flops = (half or peak) * 1e12 * half_rate
+    # the prompt's attention: the runtime's fused kernel as the operator path prices it, at
+    # the clock the card holds under load (the boost-clock peak × sustained_clock above)
+    boost, _ = datapath(gpu, act16, prefill)
+    fused = fused_attention(gpu, prefill, compute_efficiency.get(ATTENTION_SHARE), boost, half_mode)
+    if fused is not None and boost and half != boost:
+        fused = replace(fused, flops=fused.flops * (half / boost))
     rel, m0 = (
         fp4_m_terms(
             prefill.fp4_gemm_share,
@@ -1386,6 +1515,7 @@ def card_terms(
         mmha_slowdown=mmha_slowdown(gpu, decode, attn_flops),
         fp4_rel=rel,
         fp4_m0=m0,
+        fused=fused,
     )
 
 
@@ -1528,6 +1658,8 @@ def replica(
         stage_share=busiest_stage_share(layers, stages, decode.split_output_unit)
         if decode.microbatch_tokens
         else 0.0,
+        fused=card.fused,
+        attn_heads=float(model.num_heads or 0),
         sampler_s=sampler_seconds(model, card.bw) * samples_on_gpu(card.decode),
         head_flops=job.head_flops,
         prompt_logits=1.0 if all_prompt_logits(card.prefill.runtime, job.runtime_release) else 0.0,
@@ -1712,6 +1844,9 @@ class Columns:
     kv_values: Callable[[float], Col]
     # a linked row's GPU-to-GPU seconds for a step of so many tokens (``Replica.comm``)
     comm_of: Callable[[int, float], float]
+    # every row's prompt attention seconds for (prompt tokens, prompt length), the step's or
+    # each row's own (``Replica.prompt_attention_s``)
+    prompt_attn: Callable[[Col, float], NDArray[np.float64]]
 
     def seconds(
         self, decode: float, context: float, prefill: float, prompt: float
@@ -1789,19 +1924,13 @@ class Columns:
             t_kv = d * kv * self.kv_b * self.kv_copies / self.bw
         else:
             t_kv = np.zeros(len(self.bw))
-        attn = (
-            4.0
-            * self.layers
-            * (
-                self.attn_width_decode * d * context * self.decode_attn_slowdown
-                + self.attn_width * f * prompt / 2.0
-            )
-        )
-        t_att = attn / self.attn_flops
+        att_p = self.prompt_attn(f, prompt)
+        t_att = (
+            4.0 * self.layers * self.attn_width_decode * d * context * self.decode_attn_slowdown
+        ) / self.attn_flops + att_p
         t_a = np.maximum(t_kv, t_att)
         if decode and prefill and self.split_attention.any():
             att_d = 4.0 * self.layers * (self.attn_width_decode * d * context) / self.attn_flops
-            att_p = 4.0 * self.layers * (self.attn_width * f * prompt / 2.0) / self.attn_flops
             t_a = np.where(self.split_attention != 0.0, np.maximum(t_kv, att_d) + att_p, t_a)
         t_gemm = np.maximum(t_mm, self.gemm_floor_s)
         for i in routed:
@@ -1948,6 +2077,11 @@ def columns(reps: Sequence[Replica]) -> Columns:
             (r.kv_at(context) for r in reps), np.float64, len(reps)
         ),
         comm_of=lambda i, tokens: reps[i].comm(tokens),
+        prompt_attn=lambda f, prompt: np.fromiter(
+            (r.prompt_attention_s(_at(f, i), prompt) for i, r in enumerate(reps)),
+            np.float64,
+            len(reps),
+        ),
     )
 
 
@@ -2122,6 +2256,22 @@ def dense_columns(
     def comm_of(i: int, tokens: float) -> float:
         return step_comm(tokens, hidden, n_layers, *links[i])
 
+    # replica()'s prompt attention (``prompt_attention_seconds``): the unfused rows' as one
+    # array expression, each fused row's by its card and tensor-parallel GPUs
+    attn_col = per_card[:, 2] * tp
+    fused_rows = [
+        (i, fz) for i, c in enumerate(card.tolist()) if (fz := cards.terms[c].fused) is not None
+    ]
+    q_heads, q_width, tps = float(job.model.num_heads or 0), float(job.attn_width), tp.tolist()
+
+    def prompt_attn(f: Col, prompt: float) -> NDArray[np.float64]:
+        out = 4.0 * float(job.layers) * (q_width * f * prompt / 2.0) / attn_col
+        for i, fz in fused_rows:
+            out[i] = prompt_attention_seconds(
+                job.layers, q_width, float(attn_col[i]), fz, q_heads, tps[i], _at(f, i), prompt
+            )
+        return out
+
     # replica()'s per-pass costs, the same products in the same order
     layers = float(job.layers)
     kernels = job.kernels + job.quant_linears * per_card[:, 22]  # layer_kernels
@@ -2183,4 +2333,5 @@ def dense_columns(
         linked=linked,
         kv_values=kv,  # the job's: every row's the same
         comm_of=comm_of,
+        prompt_attn=prompt_attn,
     )

@@ -35,6 +35,10 @@ CONV_DW = "conv_dw"  # depthwise / narrow-group convolution: no tensor-core tile
 # autotuner finds that faster (``kernels.class_rates``, ``winograd``)
 CONV_3X3 = "conv_3x3"
 CONVS = (CONV, CONV_3X3)
+# a convolution of an NCHW network that cuDNN's autotuner runs on the CUDA cores over the tensors
+# as they are (an implicit GEMM, FP32 math, no layout transforms) because the tensor-core kernel
+# and its transforms would take longer (``perf._autotuned_nchw``)
+CONV_NCHW = "conv_nchw"
 MEMORY = "memory"  # element-wise, normalisation, pooling, softmax, embedding, optimizer
 
 # Roles of memory-bound ops, the unit a runtime's fusion policy names (efficiency.yaml `fuse`).

@@ -50,12 +50,14 @@ from app.domain.kernels import (
     issue_order,
     op_columns,
     prepare,
+    shape_efficiencies,
     shape_efficiency,
     step_time,
 )
 from app.domain.operators import (
     CONV,
     CONV_3X3,
+    CONV_NCHW,
     DECODE_PHASE,
     GPTQ_TORCH_DEQUANT,
     LAYOUT_ROLES,
@@ -914,6 +916,11 @@ class _StepJob:
     # the ops as GPU-independent columns per fusion policy, which ``arrays`` are priced from
     # for each SM count (kernels.arrays_of)
     columns: dict[tuple[str, ...], OpColumns] = field(default_factory=dict, compare=False)
+    # the step as cuDNN's autotuner runs it on a GPU, per set of convolutions it moves to the
+    # CUDA cores (``_autotuned_nchw``)
+    autotuned: dict[frozenset[str], _StepJob] = field(default_factory=dict, compare=False)
+    # its convolutions with NCHW transforms, for ``_autotuned_nchw``
+    nchw_pairs: _NchwPairs | None = field(default=None, compare=False)
 
 
 def _step_job(work: WorkloadSpec, flash_attention: bool, act_b: float) -> _StepJob:
@@ -932,9 +939,9 @@ def _build_step_job(work: WorkloadSpec, flash_attention: bool, act_b: float) -> 
     ops = step_ops(work, flash_attention, act_b)
     if ops is None:
         return job
-    inside = tuple(math.fsum(o.count for o in ops if o.role == r) for r in LAYOUT_ROLES)
+    inside = _inside_kernels(ops)
     dec = [o for o in ops if o.phase == DECODE_PHASE]
-    dec_inside = tuple(math.fsum(o.count for o in dec if o.role == r) for r in LAYOUT_ROLES)
+    dec_inside = _inside_kernels(dec)
     # a compiled runtime that replays CUDA graphs launches nothing from the host per kernel
     graphs = work.cuda_graphs
     layer_calls, adapter_calls = (0.0, 0.0) if graphs else _train_host_calls(work)
@@ -958,6 +965,8 @@ def _build_step_job(work: WorkloadSpec, flash_attention: bool, act_b: float) -> 
         decode_library_kernels=dec_inside,
         serial_calls=serial_calls,
         serial_s=serial_s,
+        # only a step with NCHW transforms has convolutions the autotuner may move
+        nchw_pairs=_nchw_pairs(ops) if any(inside) else None,
     )
 
 
@@ -1591,6 +1600,7 @@ def single_gpu(
     flash_attention = flash_attention or on.prof.attention == "fused"
     job = _step_job(work, flash_attention, on.act_b)
     if job.ops is not None and on.rates is not None:
+        job = _autotuned_nchw(on, work, job)
         # only a job with serial host calls reads the eager figure (most have none)
         eager_us = _eager_host_us(gpu, asked, on) if job.serial_calls > 0 else 0.0
         return _operator_step(on, job, on.rates, eager_us)
@@ -1615,8 +1625,8 @@ def single_gpu(
 # kernel on the GPU: the whole score matrix between two batched GEMMs, with one
 # scale-mask-softmax kernel over it, which no fusion folds away (``_build_on_gpu`` keeps the
 # "softmax" role). TensorRT's BERT plugin on Volta: the UnfusedMHARunner (data/efficiency.yaml,
-# trt-bert-mha-sm).
-UNFUSED_ATTENTION = "unfused"
+# trt-bert-mha-sm); the LLM step reads the same word (llama.cpp without -fa).
+UNFUSED_ATTENTION = llm_step.UNFUSED_ATTENTION
 
 
 def _unfused_attention(work: WorkloadSpec) -> WorkloadSpec:
@@ -1740,6 +1750,119 @@ def _seq2seq_step(
 # element-wise ops each, no convolution) add 2-18 % under XLA to ResNeXt-101's 9-18 ms,
 # not the 47 % more a per-kernel figure charged.
 CONV_CALL_WEIGHT = 112.0 / 26.0
+
+
+def _autotuned_nchw(on: _OnGpu, work: WorkloadSpec, job: _StepJob) -> _StepJob:
+    """The step as cuDNN's autotuner runs an NCHW network's convolutions on this GPU. The
+    autotuner times each algorithm's whole call and keeps the fastest
+    (cudnnFindConvolutionForwardAlgorithm; PyTorch under cudnn.benchmark, TensorFlow by
+    default: the runtime rows that set ``winograd_3x3``), and a tensor-core call includes the
+    NCHW↔NHWC transforms cuDNN runs inside it (``operators.nchw_transposes``). cuDNN's implicit-
+    GEMM algorithms also take NCHW tensors directly, on the CUDA cores in FP32 math (PyTorch
+    gives a 16-bit convolution an FP32 descriptor: ATen cudnn/Descriptors.h), with no
+    transforms. So a convolution runs there where that is the faster call: priced as the engine
+    prices any CUDA-core convolution (the FP32 vector rate, the same tile and K-pipeline
+    efficiency, no tensor-core K step to pad), against the tensor-core kernel plus its
+    transforms. Where the FP32 rate is a small share of the
+    16-bit tensor rate (A100 1/16, V100 and T4 1/8) the tensor path wins; on GeForce Ampere,
+    Ada and Blackwell, whose 16-bit rate with FP32 accumulation is twice the FP32 one, the
+    transforms of a memory-bound convolution can cost more than that. Role "layout" ops only
+    (a 3×3 stride-1 convolution's choice is the Winograd class's, ``class_rates``); inference
+    only (a training step's transforms are counted per convolution over its three calls).
+    ``job`` itself where no convolution moves."""
+    rates = on.rates
+    if work.training or not on.prof.winograd_3x3 or "layout" in on.drop or rates is None:
+        return job
+    if not on.vector_rate or job.ops is None:
+        return job
+    pairs = job.nchw_pairs
+    if pairs is None or not pairs.names:
+        return job
+    moved = _moved_to_cores(pairs, on, rates)
+    if not moved:
+        return job
+    key = moved
+    hit = job.autotuned.get(key)
+    if hit is None:
+        ops = tuple(
+            replace(o, klass=CONV_NCHW) if o.kind == "conv" and o.name in key else o
+            for o in job.ops
+            if not (o.role == "layout" and o.name.removesuffix(".nchw") in key)
+        )
+        dec = [o for o in ops if o.phase == DECODE_PHASE]
+        hit = job.autotuned[key] = replace(
+            job,
+            ops=ops,
+            library_kernels=_inside_kernels(ops),
+            decode_library_kernels=_inside_kernels(dec),
+            arrays={},
+            decode_arrays={},
+            columns={},
+            autotuned={},
+            nchw_pairs=None,
+        )
+    return hit
+
+
+@dataclass(frozen=True, slots=True)
+class _NchwPairs:
+    """A step's convolutions that cuDNN runs with NCHW transforms around them, each with its
+    transform (``_autotuned_nchw``): GPU-independent, so built once per step and compared on
+    each GPU as arrays."""
+
+    names: tuple[str, ...]
+    klass: NDArray[np.intp]  # each convolution's class, into CLASSES
+    shapes: tuple[tuple[str, float, float, float, float, float], ...]  # kernels.shape_efficiencies'
+    core_shapes: tuple[tuple[str, float, float, float, float, float], ...]  # in class CONV_NCHW
+    flops: NDArray[np.float64]
+    bytes: NDArray[np.float64]
+    layout_bytes: NDArray[np.float64]  # its transforms' (MEMORY ops: no FLOPs, e = 1)
+
+
+def _nchw_pairs(ops: Sequence[Op]) -> _NchwPairs:
+    convs = {o.name: o for o in ops if o.kind == "conv"}
+    found = [
+        (convs[t.name.removesuffix(".nchw")], t)
+        for t in ops
+        if t.role == "layout" and t.name.removesuffix(".nchw") in convs
+    ]
+    assert all(t.klass == MEMORY and not t.flops for _, t in found)
+
+    def col(xs: list[float]) -> NDArray[np.float64]:
+        return np.array(xs, dtype=np.float64)
+
+    return _NchwPairs(
+        names=tuple(c.name for c, _ in found),
+        klass=np.array([CLASS_INDEX[c.klass] for c, _ in found], dtype=np.intp),
+        shapes=tuple((c.klass, c.m, c.n, c.k, c.batch, c.in_channels) for c, _ in found),
+        core_shapes=tuple((CONV_NCHW, c.m, c.n, c.k, c.batch, c.in_channels) for c, _ in found),
+        flops=col([c.flops for c, _ in found]),
+        bytes=col([c.bytes for c, _ in found]),
+        layout_bytes=col([t.bytes for _, t in found]),
+    )
+
+
+def _moved_to_cores(pairs: _NchwPairs, on: _OnGpu, rates: Sequence[float]) -> frozenset[str]:
+    """The convolutions whose CUDA-core call beats the tensor-core one plus its transforms on
+    this GPU: ``kernels.op_time`` of each as arrays (the same operations, so the same
+    doubles); the CUDA-core twin is the convolution in class CONV_NCHW, whose shape
+    efficiency pads no tensor-core K step."""
+    launch = on.prof.kernel_us * 1e-6
+    sms, tc, bal = on.sms, on.tensor_conv, on.balance
+    per_class = np.array(rates, dtype=np.float64)
+    e_tensor = shape_efficiencies(pairs.shapes, sms, tc, bal)
+    e_cores = shape_efficiencies(pairs.core_shapes, sms, tc, bal)
+    memory = pairs.bytes / on.bw
+    tensor = np.maximum(pairs.flops / (per_class[pairs.klass] * e_tensor), memory) + launch
+    cores = np.maximum(pairs.flops / (per_class[CLASS_INDEX[CONV_NCHW]] * e_cores), memory) + launch
+    layout = pairs.layout_bytes / on.bw + launch
+    won = np.flatnonzero(cores < tensor + layout)
+    return frozenset(pairs.names[i] for i in won)
+
+
+def _inside_kernels(ops: Sequence[Op]) -> tuple[float, ...]:
+    """Launches per role of LAYOUT_ROLES that cuDNN makes inside another op's call."""
+    return tuple(math.fsum(o.count for o in ops if o.role == r) for r in LAYOUT_ROLES)
 
 
 def _host_weight(o: Op) -> float:
@@ -1899,6 +2022,9 @@ class _OnGpu:
     # 16-bit tensor peak ÷ FP32 peak: the attention softmax's cost beside its matmuls
     # (kernels.softmax_fill); None where either peak is missing
     balance: float | None = None
+    # the FP32 CUDA-core rate (FLOP/s) a convolution moved off the tensor cores runs at
+    # (_autotuned_nchw); None where the GPU's FP32 peak is unknown
+    vector_rate: float | None = None
 
 
 def _on_gpu(
@@ -1959,6 +2085,7 @@ def _build_on_gpu(
         else None
     )
     rates, cap, attn_acc = None, None, 1.0
+    vector: float | None = None
     if op_split is not None:
         vector = gpu.fp32_tflops * 1e12 * eff.compute["fp32"] if gpu.fp32_tflops else None
         gemm_rate = 1.0 / seconds(1.0, op_split)  # at the boost clock
@@ -2016,6 +2143,7 @@ def _build_on_gpu(
     return _OnGpu(
         eff, be, prof, bw, act_b, split, mode, host, rates, op_eff, gpu.sm_count, cap, drop,
         tensor_conv, host_us, _softmax_balance(gpu, mode, attn_acc),
+        vector,
     )  # fmt: skip
 
 
@@ -2108,13 +2236,7 @@ def _attention_kernel(gpu: GpuSpec, work: WorkloadSpec, backend: str) -> str:
     so a V100 or T4 gets the memory-efficient kernel."""
     if work.attention_kernel:
         return work.attention_kernel
-    if work.runtime not in vocab.SDPA_RUNTIMES or backend != "cuda" or gpu.vendor != "nvidia":
-        return ""
-    try:
-        major = int((gpu.compute_capability or "0").split(".")[0])
-    except ValueError:
-        return ""
-    return "flash1" if 0 < major < 8 else ""
+    return llm_step.sdpa_attention_kernel(gpu, work.runtime, backend)
 
 
 def _flash_factor(eff: Efficiency, mode: str) -> float | None:
@@ -2617,6 +2739,12 @@ def llm_efficiency(eff: Efficiency) -> dict[str, float]:
     comp = {p: v * MODEL_UTILISATION for p, v in best.items()}
     comp["fp4"] = comp.get("fp8", comp.get("bf16", 0.5))
     comp["int8"] = comp.get("fp8", comp.get("bf16", 0.5))
+    # the fused attention forward's best-shape share of the 16-bit peak, as the operator path
+    # takes it (class_rates' flash forward before the runtime's terms): the kernel profile's,
+    # else the prior's share of the 16-bit GEMM's; the LLM step prices its prompt attention
+    # with it (llm_step.fused_attention), at no whole-model utilisation: the shape prices it
+    att = eff.attention.efficiency if eff.attention is not None else None
+    comp[llm_step.ATTENTION_SHARE] = att or best.get("bf16", 0.5) * FLASH_FWD_FACTOR
     object.__setattr__(eff, "llm", comp)
     return comp
 

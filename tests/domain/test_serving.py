@@ -647,8 +647,12 @@ def test_one_user_with_a_long_prompt_decodes_at_inferences_speed():
     one_seq_ms = (rt.step_overhead_s + rt.serial_per_seq_s) * 1e3
     assert srv.itl_ms == pytest.approx(inf.ms_per_token + one_seq_ms, rel=1e-6)
     assert srv.ttft_ms is not None and inf.ttft_ms is not None
-    # the prompt runs alone (no other request decodes beside it): inference's first token
-    assert srv.ttft_ms == pytest.approx(inf.ttft_ms, rel=0.01)
+    # the prompt runs alone (no other request decodes beside it): inference's first token,
+    # but for its chunked-prefill steps, whose attention kernels fill the SMs' last wave less
+    # than one whole-prompt pass does (llm_step.prompt_attention_seconds, kernels.wave_fill:
+    # a 2,048-token chunk's 64 heads are 1,024 blocks of 128 query rows, 0.95 of their waves
+    # busy, where the whole prompt's 16,000 keep 0.997; issue 21, 2026-12-07): +1.6 % here
+    assert srv.ttft_ms == pytest.approx(inf.ttft_ms, rel=0.02)
 
 
 def test_a_layer_split_is_the_same_speed_as_inference_and_as_serving():

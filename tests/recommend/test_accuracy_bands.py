@@ -294,18 +294,29 @@ def test_source_units_hold_out_whole_sources_of_their_regime(accuracy) -> None:
     units = accuracy.source_units(rows)
     by = {h.unit: h for h in units}
     # llama.cpp's scoreboards are sources of decode and of prefill alike
-    # (its rows on an architecture no other source measured are the architecture term's; the
-    # ROCm scoreboard's are all such since the Vulkan one, which alone shared its RDNA cards,
-    # calibrates no band: accuracy.BAND_BACKENDS_NOT_DRAWN)
+    # (its rows on an architecture no other source measured are the architecture term's, and
+    # since r39bx those on an architecture no other source ran llama.cpp on the runtime ×
+    # architecture term's; the ROCm scoreboard's are all such since the Vulkan one, which alone
+    # shared its RDNA cards, calibrates no band: accuracy.BAND_BACKENDS_NOT_DRAWN)
     assert "decode rocm_scoreboard" not in by and "prefill rocm_scoreboard" not in by
     for regime in ("decode", "prefill"):
-        h = by[f"{regime} cuda_scoreboard"]
-        others = {
-            r.architecture for r in rows if r.regime == regime and r.source != h.unit.split()[1]
-        }
+        rest = [r for r in rows if r.regime == regime and r.source != "cuda_scoreboard"]
+        archs = {r.architecture for r in rest}
+        pairs = {(r.runtime, r.architecture) for r in rest}
         mine = [r for r in rows if r.regime == regime and r.source == "cuda_scoreboard"]
-        want = [r.ratio for r in mine if r.architecture in others]
-        assert list(h.ratios) == want and len(h.bases) == len(want) < len(mine)
+        want = [
+            r.ratio
+            for r in mine
+            if r.architecture in archs and (r.runtime, r.architecture) in pairs
+        ]
+        assert len(want) < len(mine)
+        # every row extrapolates: no unit (prefill's, whose other sources run llama.cpp on
+        # none of the scoreboard's CUDA architectures)
+        if not want:
+            assert f"{regime} cuda_scoreboard" not in by
+            continue
+        h = by[f"{regime} cuda_scoreboard"]
+        assert list(h.ratios) == want and len(h.bases) == len(want)
     # serving's TensorRT-LLM tables are the whole of its band but for five vLLM rows: too thin
     # a rest to hold them out against
     assert "serving serving_trtllm" not in by
