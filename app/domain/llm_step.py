@@ -2266,6 +2266,8 @@ def dense_columns(
 
     def prompt_attn(f: Col, prompt: float) -> NDArray[np.float64]:
         out = 4.0 * float(job.layers) * (q_width * f * prompt / 2.0) / attn_col
+        if not (prompt and np.any(f)):
+            return out  # no prompt token in the step: 0 on every row, fused or not
         for i, fz in fused_rows:
             out[i] = prompt_attention_seconds(
                 job.layers, q_width, float(attn_col[i]), fz, q_heads, tps[i], _at(f, i), prompt
