@@ -965,8 +965,9 @@ def _build_step_job(work: WorkloadSpec, flash_attention: bool, act_b: float) -> 
         decode_library_kernels=dec_inside,
         serial_calls=serial_calls,
         serial_s=serial_s,
-        # only a step with NCHW transforms has convolutions the autotuner may move
-        nchw_pairs=_nchw_pairs(ops) if any(inside) else None,
+        # only an inference step with NCHW transforms has convolutions the autotuner may move
+        # (``_autotuned_nchw``)
+        nchw_pairs=_nchw_pairs(ops) if any(inside) and not work.training else None,
     )
 
 
@@ -1771,12 +1772,10 @@ def _autotuned_nchw(on: _OnGpu, work: WorkloadSpec, job: _StepJob) -> _StepJob:
     only (a training step's transforms are counted per convolution over its three calls).
     ``job`` itself where no convolution moves."""
     rates = on.rates
-    if work.training or not on.prof.winograd_3x3 or "layout" in on.drop or rates is None:
+    pairs = job.nchw_pairs  # None for a training step
+    if pairs is None or not pairs.names or not on.prof.winograd_3x3 or "layout" in on.drop:
         return job
-    if not on.vector_rate or job.ops is None:
-        return job
-    pairs = job.nchw_pairs
-    if pairs is None or not pairs.names:
+    if rates is None or not on.vector_rate or job.ops is None:
         return job
     moved = _moved_to_cores(pairs, on, rates)
     if not moved:

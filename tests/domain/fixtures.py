@@ -197,17 +197,9 @@ LLAMA3_8B = ModelSpec(
     vocab_size=128256,
     max_context=8192,
 )
-# config.json of meta-llama/Llama-3.1-8B (torchtune's single-device recipes)
-LLAMA31_8B = ModelSpec(
-    family="decoder",
-    params=8030261248,
-    layers=32,
-    hidden_size=4096,
-    num_heads=32,
-    num_kv_heads=8,
-    intermediate_size=14336,
-    vocab_size=128256,
-)
+# config.json of meta-llama/Llama-3.1-8B (torchtune's single-device recipes): Llama 3 8B's
+# shape, its exact parameter count, no context limit stated
+LLAMA31_8B = replace(LLAMA3_8B, params=8030261248, max_context=None)
 # LLaMA-65B, as the QLoRA paper fine-tuned it (artidoro/qlora)
 LLAMA_65B = ModelSpec(
     family="decoder",
