@@ -2870,12 +2870,18 @@ DIFFUSION_FILE = ROOT / "tests" / "data" / "diffusion_eager.yaml"
 DIFFUSION_COMPILED_FILE = ROOT / "tests" / "data" / "diffusion_compiled.yaml"
 # eager FLUX.1 (diffusers FluxPipeline, xDiT on one GPU): its own section, not in the bands yet
 FLUX_EAGER_FILE = ROOT / "tests" / "data" / "flux_eager.yaml"
+# eager SD 1.5 from one harness (ONNX Runtime's benchmark.py, torch engine) on four chips, a
+# GeForce RTX 3060 among them: its own section, not in the bands (they stay as written)
+DIFFUSION_CONSUMER_FILE = ROOT / "tests" / "data" / "diffusion_eager_consumer.yaml"
 
 
 def print_diffusion_eager(data_dir: Path, verbose: bool) -> None:
     """Eager diffusion's tuning set, scored like the held-out regimes (its rows carry the same
     fields): the rows the diffusion path's constants may be checked against."""
     print_diffusion_tuning(data_dir, verbose, DIFFUSION_FILE, "Eager diffusion")
+    print_diffusion_tuning(
+        data_dir, verbose, DIFFUSION_CONSUMER_FILE, "Eager diffusion, one harness on four chips"
+    )
     print_diffusion_tuning(data_dir, verbose, FLUX_EAGER_FILE, "Eager FLUX.1")
 
 

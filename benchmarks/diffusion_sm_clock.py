@@ -1,12 +1,13 @@
 """Diffusion tuning rows as FLOP per SM per clock: measured against the engine (issue #21).
 
-For every row of the two diffusion tuning sets (tests/data/diffusion_eager.yaml and
-diffusion_compiled.yaml; the held-out files are never read here) it prints the FLOPs the engine
-counts for the row's job divided by the measured time, and by the predicted time, each per SM
-per rated boost clock, beside the card's 16-bit tensor peak per SM and clock (the catalog's fp16
-figure: the FP32-accumulate rate on GeForce, what PyTorch's half-precision convolutions and
-GEMMs run at). SMs × clock is read off the FP32 peak (FP32 peak ÷ 2 ÷ FP32 lanes per SM), so a
-card without an SM count in the catalog (V100, T4) still gets one. Then the median per GPU.
+For every row of the diffusion tuning sets (tests/data/diffusion_eager.yaml,
+diffusion_eager_consumer.yaml and diffusion_compiled.yaml; the held-out files are never read
+here) it prints the FLOPs the engine counts for the row's job divided by the measured time, and
+by the predicted time, each per SM per rated boost clock, beside the card's 16-bit tensor peak
+per SM and clock (the catalog's fp16 figure: the FP32-accumulate rate on GeForce, what
+PyTorch's half-precision convolutions and GEMMs run at). SMs × clock is read off the FP32 peak
+(FP32 peak ÷ 2 ÷ FP32 lanes per SM), so a card without an SM count in the catalog (V100, T4)
+still gets one. Then the median per GPU.
 
 Why: the rows' measured ÷ predicted sorts by the tensor peak per SM-clock (docs/methodology.md
 §6.7l, "datacenter cards read slow against GeForce"); this prints the measured rate in the unit
@@ -45,6 +46,7 @@ from app.domain.gpu import GpuSpec  # noqa: E402
 DATA = ROOT / "data"
 TUNING = (
     ROOT / "tests" / "data" / "diffusion_eager.yaml",
+    ROOT / "tests" / "data" / "diffusion_eager_consumer.yaml",
     ROOT / "tests" / "data" / "diffusion_compiled.yaml",
 )
 # Volta (compute capability 7.0) has 64 FP32 lanes per SM (NVIDIA Tesla V100 whitepaper: 64
