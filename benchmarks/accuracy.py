@@ -29,7 +29,7 @@ import math
 import re
 import statistics
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -1400,20 +1400,18 @@ def _table_of(rows: list[CalRow], extrapolation: list[ExtrapolationScore]) -> Ef
     """The bands part of data/efficiency.yaml as --write-bands would write it from ``rows``
     (no new-source term: that is what is being calibrated)."""
     scores = bands_of(rows)
-    by_regime = {
-        regime: (
-            frozenset(r.runtime for r in rows if r.regime == regime),
-            frozenset(r.architecture for r in rows if r.regime == regime),
-        )
-        for regime in {r.regime for r in rows}
-    }
+    pairs = covered_pairs(rows)
     return EfficiencyTable(
         bands={(b.regime, b.vendor): (b.low, b.high) for b in scores},
         centres={(b.regime, b.vendor): b.bias for b in scores},
-        covered=by_regime,
+        # the runtimes and architectures as the file's reader takes them: off the pairs
+        covered={
+            regime: (frozenset(p), frozenset(a for archs in p.values() for a in archs))
+            for regime, p in pairs.items()
+        },
         covered_pairs={
             regime: frozenset((rt, a) for rt, archs in p.items() for a in archs)
-            for regime, p in covered_pairs(rows).items()
+            for regime, p in pairs.items()
         },
         multi_gpu=frozenset(r.regime for r in rows if r.multi_gpu),
         multi_gpu_spans=multi_gpu_spans(rows),
@@ -1680,10 +1678,31 @@ def multi_gpu_regimes(data_dir: Path, measurements: Path, inference: Path) -> li
     return sorted({r.regime for r in rows if r.multi_gpu})
 
 
+def covered_lines(
+    pairs: Mapping[str, Mapping[str, Collection[str]]],
+    multi_gpu: Collection[str] = (),
+    spans: Mapping[str, Collection[str]] | None = None,
+) -> list[str]:
+    """The ``covered`` block of the bands section: per regime whether its calibration set
+    holds multi-GPU runs and how those spanned their GPUs, and each runtime's architectures
+    measured together (``covered_pairs``), the one statement of which runtimes and
+    architectures it measured (efficiency.parse_table reads those sets off the pairs)."""
+    lines = ["  covered:"]
+    for regime, by_rt in sorted(pairs.items()):
+        lines.append(f"    {regime}:")
+        if regime in multi_gpu:
+            lines.append("      multi_gpu: true")
+        if (spans or {}).get(regime):
+            lines.append(f"      multi_gpu_spans: [{', '.join(sorted((spans or {})[regime]))}]")
+        lines.append("      pairs:")
+        for rt, archs in sorted(by_rt.items()):
+            lines.append(f"        {rt}: [{', '.join(sorted(archs))}]")
+    return lines
+
+
 def write_bands(
     scores: list[BandScore],
     data_dir: Path,
-    covered: dict[str, tuple[list[str], list[str]]] | None = None,
     extrapolation: list[ExtrapolationScore] | None = None,
     multi_gpu: list[str] | None = None,
     new_source: list[SourceScore] | None = None,
@@ -1706,9 +1725,10 @@ def write_bands(
         "# fine-tuning: then the regime's other bands are fitted without them), per runtime where",
         "# a regime has several (decode/llama.cpp), per vendor where a vendor has enough rows:",
         "# [low, high, centre], the centre the rows' median (the regime's bias). `covered`: the",
-        "# runtimes and architectures the calibration sets measured (multi_gpu: they hold",
-        "# multi-GPU runs; multi_gpu_spans: how those LLM inference runs spanned their GPUs, the",
-        "# runtimes' `span`; pairs: each runtime's architectures, measured together).",
+        "# runtimes and architectures the calibration sets measured, as pairs (each runtime's",
+        "# architectures, measured together: the regime's runtimes and architectures are",
+        "# theirs); multi_gpu: they hold multi-GPU runs; multi_gpu_spans: how those LLM",
+        "# inference runs spanned their GPUs, the runtimes' `span`.",
         "# `new_source`: the term every row gets,",
         "# added in quadrature in log space about the centre (every answer is for a source the",
         "# tuning sets never measured): each (regime, source) of the tuning sets held out of its",
@@ -1742,20 +1762,8 @@ def write_bands(
                 f"   # n={b.n}, {b.gpus} GPUs, {b.workloads} workloads; {held} held out:"
                 f" coverage {b.coverage:.0%}"
             )
-    if covered:
-        lines.append("  covered:")
-        for regime, (runtimes, archs) in sorted(covered.items()):
-            lines.append(f"    {regime}:")
-            lines.append(f"      runtimes: [{', '.join(runtimes)}]")
-            lines.append(f"      architectures: [{', '.join(archs)}]")
-            if regime in (multi_gpu or ()):
-                lines.append("      multi_gpu: true")
-            if (spans or {}).get(regime):
-                lines.append(f"      multi_gpu_spans: [{', '.join(sorted((spans or {})[regime]))}]")
-            if (pairs or {}).get(regime):
-                lines.append("      pairs:")
-                for rt, archs in (pairs or {})[regime].items():
-                    lines.append(f"        {rt}: [{', '.join(archs)}]")
+    if pairs:
+        lines.extend(covered_lines(pairs, multi_gpu or (), spans))
     if extrapolation:
         lines.append("  extrapolation:")
         for x in extrapolation:
@@ -3102,16 +3110,15 @@ def main(argv: list[str] | None = None) -> int:
     fresh = source_scores(args.data, args.measurements, args.inference)
     wide = extrapolation_scores(args.data, args.measurements, args.inference, fresh)
     if args.write_bands:
-        covered = band_coverage(args.data, args.measurements, args.inference)
         multi = multi_gpu_regimes(args.data, args.measurements, args.inference)
         cal_rows = calibration_rows(args.data, args.measurements, args.inference)
         spans, pairs = multi_gpu_spans(cal_rows), covered_pairs(cal_rows)
         # twice: the shipped new-source term sizes the held-out rows' need against the bands
         # and terms just computed (with no new-source term: its value here does not matter)
-        write_bands(bands, args.data, covered, wide, multi, fresh, spans, pairs)
+        write_bands(bands, args.data, wide, multi, fresh, spans, pairs)
         load_efficiency.cache_clear()
         shipped = shipped_source_scores(args.data, args.measurements, args.inference)
-        write_bands(bands, args.data, covered, wide, multi, shipped, spans, pairs)
+        write_bands(bands, args.data, wide, multi, shipped, spans, pairs)
         # the held-out rows' bands as the rewritten file draws them (not the ones read at start)
         load_efficiency.cache_clear()
         heldout_rows, _ = evaluate_heldout(args.data)
@@ -3149,6 +3156,7 @@ __all__ = [
     "band_scores",
     "calibration_rows",
     "conformal_band",
+    "covered_lines",
     "dle_cnn_scores",
     "evaluate",
     "evaluate_eager_decode",

@@ -22,7 +22,13 @@ from typing import Any
 
 from app.domain.gpu import GpuSpec
 from app.domain.units import GIB_PER_GB, vram
-from app.vocab import KV_ADMISSIONS, MULTI_GPU_MODES, SUSTAINED_GEMM_PRECISIONS, runtime_name
+from app.vocab import (
+    AMP_PRECISIONS,
+    KV_ADMISSIONS,
+    MULTI_GPU_MODES,
+    SUSTAINED_GEMM_PRECISIONS,
+    runtime_name,
+)
 
 MATCH_KEYS = (
     "runtime",
@@ -170,7 +176,7 @@ class RuntimeProfile:
     # kernel library as its convolutions: TensorRT 8.6 / 9 on Hopper, which builds every layer
     # from its own tactics (cuBLAS and cuDNN tactic sources off by default since 8.6), not
     # cuBLAS 12's wgmma GEMMs: 0.5. ``conv_peak_share`` stays the convolutions' share of the
-    # same full GEMM rate. None: the GEMM rate (perf._tensor_share)
+    # same full GEMM rate. None: the GEMM rate (``tensor_share``)
     gemm_peak_share: float | None = None
     # Where the runtime autotunes its cuDNN convolutions (times every algorithm, keeps the
     # fastest): the multiply saving of the Winograd algorithm it can pick for a 3×3 stride-1
@@ -432,7 +438,8 @@ class EfficiencyTable:
     # the same keys -> the band's centre: the median measured ÷ predicted (the regime's bias),
     # about which app/domain/bands.py widens a row that extrapolates
     centres: dict[tuple[str, str], float] = field(default_factory=dict)
-    # regime -> (runtimes, architectures) the calibration set has results for
+    # regime -> (runtimes, architectures) the calibration set has results for (the file states
+    # them as its ``pairs``, below: parse_table reads them off those)
     covered: dict[str, tuple[frozenset[str], frozenset[str]]] = field(default_factory=dict)
     # regime -> the (runtime, architecture) pairs the calibration set has results for: a row
     # whose runtime and architecture are each covered but never together is widened
@@ -618,6 +625,15 @@ def basis_tflops(gpu: GpuSpec, basis: str, profile: RuntimeProfile) -> float | N
     return gpu.peak_tflops(basis)
 
 
+def tensor_share(profile: RuntimeProfile, mode: str) -> float:
+    """The runtime's 16-bit GEMMs' and fused attention's rate ÷ the full GEMM rate
+    (``gemm_peak_share``: TensorRT's own Ampere-built tactics on Hopper, half its dense peak)
+    for a 16-bit job where its row sets one, else 1: an 8-bit engine is a later TensorRT with
+    Hopper-native tactics (FP8 has no Ampere form), which the share does not describe."""
+    share = profile.gemm_peak_share
+    return share if share and mode in AMP_PRECISIONS else 1.0
+
+
 def memory_class(gpu: GpuSpec) -> str:
     """hbm | gddr | lpddr (unified SoC memory) from the catalog's memory type."""
     return gpu.memory_kind
@@ -794,31 +810,25 @@ def parse_table(doc: dict[str, Any]) -> EfficiencyTable:
             bands[(str(regime), str(vendor))] = (lo, hi)
             if len(pair) > 2:  # [low, high, centre]
                 centres[(str(regime), str(vendor))] = float(pair[2])
-    covered = {
-        str(regime): (
-            frozenset(str(r) for r in (c or {}).get("runtimes") or ()),
-            frozenset(str(a) for a in (c or {}).get("architectures") or ()),
-        )
+    blocks = {
+        str(regime): c or {}
         for regime, c in ((doc.get("bands") or {}).get("covered") or {}).items()
     }
     # `pairs: {vllm: [Ada Lovelace, Hopper]}`: each runtime's architectures measured together
     covered_pairs = {
-        str(regime): frozenset(
+        regime: frozenset(
             (str(rt), str(a)) for rt, archs in c["pairs"].items() for a in archs or ()
         )
-        for regime, c in ((doc.get("bands") or {}).get("covered") or {}).items()
-        if isinstance((c or {}).get("pairs"), dict)
+        for regime, c in blocks.items()
+        if isinstance(c.get("pairs"), dict)
     }
-    multi_gpu = frozenset(
-        str(regime)
-        for regime, c in ((doc.get("bands") or {}).get("covered") or {}).items()
-        if (c or {}).get("multi_gpu")
-    )
+    covered = {regime: _covered(c) for regime, c in blocks.items()}
+    multi_gpu = frozenset(regime for regime, c in blocks.items() if c.get("multi_gpu"))
     # `multi_gpu_spans: [tensor]`: the spans its multi-GPU inference results ran
     multi_gpu_spans = {
-        str(regime): frozenset(str(x) for x in (c or {})["multi_gpu_spans"])
-        for regime, c in ((doc.get("bands") or {}).get("covered") or {}).items()
-        if (c or {}).get("multi_gpu_spans")
+        regime: frozenset(str(x) for x in c["multi_gpu_spans"])
+        for regime, c in blocks.items()
+        if c.get("multi_gpu_spans")
     }
     extrapolation: dict[str, tuple[float, float]] = {}
     for name, pair in ((doc.get("bands") or {}).get("extrapolation") or {}).items():
@@ -846,6 +856,20 @@ def parse_table(doc: dict[str, Any]) -> EfficiencyTable:
         new_source=new_source,
         serving=_serving_runtimes(doc.get("serving_runtimes") or {}),
         sustained_gemm=_sustained_gemm(doc.get("sustained_gemm_tflops") or {}),
+    )
+
+
+def _covered(block: dict[str, Any]) -> tuple[frozenset[str], frozenset[str]]:
+    """A regime's covered (runtimes, architectures): the runtimes its ``pairs`` name and the
+    architectures they ran on, which benchmarks/accuracy.py writes alone (each fact once); a
+    block that lists them (written before the pairs, or without them) as it lists them."""
+    pairs = block.get("pairs")
+    if isinstance(pairs, dict) and "runtimes" not in block and "architectures" not in block:
+        archs = (a for by_rt in pairs.values() for a in by_rt or ())
+        return frozenset(str(r) for r in pairs), frozenset(str(a) for a in archs)
+    return (
+        frozenset(str(r) for r in block.get("runtimes") or ()),
+        frozenset(str(a) for a in block.get("architectures") or ()),
     )
 
 

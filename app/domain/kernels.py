@@ -159,7 +159,7 @@ def shape_efficiency(
     each tile's time, at the best split of K; for a convolution on tensor cores also the share
     of each tensor-core K step its input channels fill; for an attention forward the softmax's
     share at its head dim against the headline's (``softmax_fill``; ``balance`` the GPU's
-    16-bit tensor peak ÷ its FP32 peak, None: not priced)."""
+    attention matmuls' rate ÷ its FP32 peak, llm_step.softmax_balance; None: not priced)."""
     if op.klass in (MEMORY, CONV_DW):
         return 1.0  # direct CUDA-core kernels: no tensor-core tile to fill
     return _shape_efficiency(
@@ -221,7 +221,8 @@ def softmax_fill(head_dim: float, balance: float | None) -> float:
     """A fused attention forward's rate at ``head_dim`` ÷ its rate at the headline d = 128, from
     the softmax's vector time beside the matmuls' tensor time: per score 4·d′ tensor FLOPs (d′
     the kernel's padded head dim, ``head_dim_fill``) and SOFTMAX_FLOPS on the CUDA cores, the
-    vector work ``balance`` (16-bit tensor peak ÷ FP32 peak) times slower per FLOP. The share
+    vector work ``balance`` (the attention matmuls' rate ÷ the FP32 peak,
+    llm_step.softmax_balance) times slower per FLOP. The share
     kernel_profiles.attention_factor fits profiled ceilings with. A 64-wide kernel on an A100
     (balance 16) keeps 0.83 of the d = 128 rate, on an RTX 4090 (balance 2) 0.97; 1 where the
     balance is unknown."""

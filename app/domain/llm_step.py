@@ -57,13 +57,19 @@ import numpy as np
 from numpy.typing import NDArray
 
 from app.domain import activations, compat, formats, peaks, topology
-from app.domain.efficiency import EAGER, RuntimeProfile, basis_tflops, sm_clock_share
+from app.domain.efficiency import (
+    EAGER,
+    RuntimeProfile,
+    basis_tflops,
+    sm_clock_share,
+    tensor_share,
+)
 from app.domain.gpu import GpuSpec
 from app.domain.kernels import CLASS_INDEX, class_rates, op_time
 from app.domain.operators import ATTN_FLASH
 from app.domain.operators import attention as attention_ops
 from app.domain.workload import ModelSpec, kv_copies, replicated_params
-from app.vocab import SDPA_RUNTIMES, runtime_name
+from app.vocab import AMP_PRECISIONS, SDPA_RUNTIMES, runtime_name
 
 # Kernels one decoder layer launches per forward pass: RMSNorm ×2, QKV GEMM, rotary, KV-cache
 # write, attention, output GEMM, gate/up GEMM, activation, down GEMM (fused residual adds).
@@ -896,6 +902,33 @@ def datapath(gpu: GpuSpec, precision: str, prof: RuntimeProfile = EAGER) -> tupl
     return gpu.fp32_tflops or 0.0, "fp32"
 
 
+def softmax_balance(gpu: GpuSpec, mode: str, accumulate: float = 1.0) -> float | None:
+    """The attention softmax's balance (kernels.softmax_fill): the rate the attention matmuls
+    run at ÷ the FP32 peak its vector work runs at. The matmuls run at the 16-bit tensor peak
+    for a 16-bit, fp8, int8 or int4 job (its attention stays in 16 bits: perf._flash_cap)
+    times ``accumulate``, any FP16-accumulate gain (``fp16_accumulate_gain``) and the runtime's
+    tensor share (efficiency.tensor_share), which make the softmax's vector work that much
+    dearer per score; at the TF32 peak for a TF32 job. None for an FP32 job, whose attention
+    matmuls run on the CUDA cores beside its softmax, and without an FP32 figure. The one rule
+    the operator path (perf._build_on_gpu) and the LLM step's prompt attention
+    (``fused_attention``) read."""
+    if not gpu.fp32_tflops:
+        return None
+    if mode in AMP_PRECISIONS or mode.startswith(("fp8", "int8", "int4")):
+        peak, half_mode = datapath(gpu, "fp16")
+        if half_mode == "fp32":
+            # no 16-bit math faster than FP32 (Pascal GeForce): the matmuls run on the CUDA
+            # cores beside the softmax, an FP32 job's case. No catalog part reaches this with a
+            # 16-bit or 8-bit mode: each such job's own datapath falls back to fp32 first
+            return None
+        peak *= accumulate
+    elif mode == "tf32":
+        peak = peaks.peak_tflops(gpu, "tf32")[0] or 0.0
+    else:
+        return None
+    return peak / gpu.fp32_tflops if peak else None
+
+
 def expert_tile(rows: float, lo: int, hi: int) -> int:
     """The grouped kernel's token tile for an expert of typically ``rows`` rows: the smallest
     power of two from ``lo`` to ``hi`` that holds them (vLLM's tuned fused_moe tables)."""
@@ -1293,8 +1326,8 @@ ATTENTION_SHARE = "attention_prefill"
 class FusedAttention:
     """A runtime's fused attention forward on one GPU, as the operator path prices it: its
     FLOP/s at the best shape (kernels.class_rates' flash forward, at the clock the card's other
-    rates hold) and what kernels.shape_efficiency reads of the GPU for a shape (SM count, the
-    16-bit tensor peak ÷ the FP32 peak its softmax runs at)."""
+    rates hold) and what kernels.shape_efficiency reads of the GPU for a shape (SM count, its
+    softmax's ``softmax_balance``)."""
 
     flops: float
     sms: int | None
@@ -1323,7 +1356,7 @@ def fused_attention(
     ``attention`` is not "unfused"), at the boost clock, priced as the operator path prices a
     job's flash forward (perf._build_on_gpu's kernels.class_rates): ``share`` (the best-shape
     rate ÷ the ``half`` TFLOPS 16-bit peak, ``ATTENTION_SHARE``) at the runtime's 16-bit tensor
-    share (``gemm_peak_share``) and its FP16-accumulate gain (``attention_fp16_accumulate``),
+    share (efficiency.tensor_share) and its FP16-accumulate gain (``attention_fp16_accumulate``),
     under its row's ceiling (``flash_peak_share``: FlashAttention-2 on Hopper), slowed for a
     first-generation kernel (``sdpa_attention_kernel``). None: no share, no 16-bit datapath, or
     an unfused runtime (priced at the card's ``attn_flops``, as its batched GEMMs)."""
@@ -1335,18 +1368,11 @@ def fused_attention(
         if half_mode == "fp16" and prefill.attention_fp16_accumulate
         else 1.0
     )
-    tshare = prefill.gemm_peak_share or 1.0
+    tshare = tensor_share(prefill, half_mode)
     cap = peak * prefill.flash_peak_share if prefill.flash_peak_share else None
     kernel = sdpa_attention_kernel(gpu, prefill.runtime)
     rates = class_rates(peak * tshare, None, share, cap, kernel, attention_accumulate=gain)
-    # the softmax's FP32 work beside matmuls that run at the 16-bit peak × those gains
-    # (perf._softmax_balance)
-    fp16, fp16_mode = datapath(gpu, "fp16")
-    balance = (
-        fp16 * gain * tshare / gpu.fp32_tflops
-        if gpu.fp32_tflops and fp16 and fp16_mode != "fp32"
-        else None
-    )
+    balance = softmax_balance(gpu, half_mode, gain * tshare)
     return FusedAttention(rates[CLASS_INDEX[ATTN_FLASH]], gpu.sm_count, balance)
 
 

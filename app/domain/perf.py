@@ -35,7 +35,7 @@ from app.domain.activations import embedding_params, unet_saved
 from app.domain.calibration import Calibration, adjust
 from app.domain.compat import tf32_fraction
 from app.domain.diffusion_host import serial_host
-from app.domain.efficiency import EAGER, RuntimeProfile, basis_tflops
+from app.domain.efficiency import EAGER, RuntimeProfile, basis_tflops, tensor_share
 from app.domain.gpu import GpuSpec
 from app.domain.kernel_profiles import KernelBasis, attention_efficiency, gemm_efficiency
 from app.domain.kernels import (
@@ -2018,8 +2018,8 @@ class _OnGpu:
     tensor_conv: bool = True
     # host µs per dispatched op (RuntimeProfile.host_us_per_op)
     host_us: float = 0.0
-    # 16-bit tensor peak ÷ FP32 peak: the attention softmax's cost beside its matmuls
-    # (kernels.softmax_fill); None where either peak is missing
+    # the attention matmuls' rate ÷ the FP32 peak: the attention softmax's cost beside its
+    # matmuls (kernels.softmax_fill; llm_step.softmax_balance); None: not priced
     balance: float | None = None
     # the FP32 CUDA-core rate (FLOP/s) a convolution moved off the tensor cores runs at
     # (_autotuned_nchw); None where the GPU's FP32 peak is unknown
@@ -2109,7 +2109,7 @@ def _build_on_gpu(
         # the runtime's GEMMs and fused attention at the share of the full GEMM rate its kernel
         # library issues at on this architecture (TensorRT's Ampere-built tactics on Hopper);
         # its convolutions keep their own share of the full rate
-        tshare = _tensor_share(prof, mode)
+        tshare = tensor_share(prof, mode)
         rates = class_rates(
             gemm_rate * tshare,
             vector,
@@ -2141,7 +2141,7 @@ def _build_on_gpu(
     host_us = prof.host_us_per_op
     return _OnGpu(
         eff, be, prof, bw, act_b, split, mode, host, rates, op_eff, gpu.sm_count, cap, drop,
-        tensor_conv, host_us, _softmax_balance(gpu, mode, attn_acc),
+        tensor_conv, host_us, llm_step.softmax_balance(gpu, mode, attn_acc),
         vector,
     )  # fmt: skip
 
@@ -2157,25 +2157,6 @@ def _eager_host_us(gpu: GpuSpec, work: WorkloadSpec, on: _OnGpu) -> float:
     return profile_for(gpu, eager, on.backend, phase_regime(eager)).host_us_per_op
 
 
-def _softmax_balance(gpu: GpuSpec, mode: str, accumulate: float = 1.0) -> float | None:
-    """The attention matmuls' peak ÷ the FP32 vector peak the softmax runs at
-    (kernels.softmax_fill): the 16-bit tensor peak for a 16-bit job and for an 8-bit one (its
-    attention stays in 16 bits, ``_flash_cap``), the TF32 peak for a TF32 one; None for an FP32
-    job, whose attention matmuls run on the CUDA cores beside its softmax. ``accumulate``: how
-    much faster than the catalog's 16-bit peak the attention matmuls run (FP16 accumulate on a
-    GeForce part), which makes the softmax's vector work that much dearer per score."""
-    if not gpu.fp32_tflops:
-        return None
-    if mode in _HALF_MODES or mode.startswith(("fp8", "int8", "int4")):
-        peak, _ = _half_peak(gpu, "fp16")
-        peak = peak * accumulate if peak else peak
-    elif mode == "tf32":
-        peak, _ = peak_tflops(gpu, "tf32")
-    else:
-        return None
-    return peak / gpu.fp32_tflops if peak else None
-
-
 _CONV, _CONV3 = CLASS_INDEX[CONV], CLASS_INDEX[CONV_3X3]
 _HALF_MODES = frozenset(vocab.AMP_PRECISIONS)  # the 16-bit datapaths
 
@@ -2189,14 +2170,6 @@ def _conv_share(prof: RuntimeProfile, mode: str) -> float:
     the runtime row's ``conv_peak_share`` for a 16-bit job where it sets one (Ampere-built
     implicit-GEMM convolutions on Hopper: half its dense peak), else 1."""
     share = prof.conv_peak_share
-    return share if share and mode in _HALF_MODES else 1.0
-
-
-def _tensor_share(prof: RuntimeProfile, mode: str) -> float:
-    """The runtime's 16-bit GEMMs' and fused attention's rate ÷ the full GEMM rate
-    (``gemm_peak_share``: TensorRT's own Ampere-built tactics on Hopper, half its dense peak)
-    for a 16-bit job where its row sets one, else 1."""
-    share = prof.gemm_peak_share
     return share if share and mode in _HALF_MODES else 1.0
 
 

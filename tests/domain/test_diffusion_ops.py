@@ -7,7 +7,7 @@ import dataclasses
 
 import pytest
 
-from app.domain import perf
+from app.domain import llm_step, perf
 from app.domain.kernels import head_dim_fill, shape_efficiency
 from app.domain.operators import attention, parse_table, table_ops
 from app.domain.workload import WorkloadSpec
@@ -376,12 +376,12 @@ def test_the_softmax_slows_a_narrow_head_where_the_tensor_cores_outrun_the_vecto
 
 
 def test_the_softmax_balance_is_the_attention_datapath_over_the_fp32_peak() -> None:
-    a100, rtx = perf._softmax_balance(A100, "fp16"), perf._softmax_balance(RTX4090, "bf16")
+    a100, rtx = llm_step.softmax_balance(A100, "fp16"), llm_step.softmax_balance(RTX4090, "bf16")
     assert a100 is not None and rtx is not None
     assert a100 == pytest.approx((A100.peak_tflops("fp16") or 0) / (A100.fp32_tflops or 1))
     assert rtx < a100 / 4
     # an FP32 job's attention matmuls run on the CUDA cores beside its softmax
-    assert perf._softmax_balance(A100, "fp32") is None
+    assert llm_step.softmax_balance(A100, "fp32") is None
 
 
 @pytest.mark.parametrize(

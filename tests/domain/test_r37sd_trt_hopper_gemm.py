@@ -14,6 +14,7 @@ import pytest
 
 from app.catalog.loader import read_gpu_specs
 from app.domain import perf
+from app.domain.efficiency import tensor_share
 from app.domain.kernels import CLASS_INDEX
 from app.domain.operators import ATTN_FLASH, CONV, CONV_3X3, GEMM
 from app.domain.workload import WorkloadSpec
@@ -58,11 +59,11 @@ def test_the_row_is_hopper_tensorrt_diffusion_alone() -> None:
 
 def test_the_share_reads_for_16_bit_jobs_only() -> None:
     prof = TABLE.profile(GPUS["h100-sxm"], "cuda", "tensorrt", "fp16", "infer-diffusion")
-    assert perf._tensor_share(prof, "fp16") == 0.5
-    assert perf._tensor_share(prof, "bf16") == 0.5
+    assert tensor_share(prof, "fp16") == 0.5
+    assert tensor_share(prof, "bf16") == 0.5
     # 8-bit engines (MLPerf's int8 / fp8 SDXL on TensorRT 9.3 / 10): FP8 has no Ampere form
-    assert perf._tensor_share(prof, "int8") == 1.0
-    assert perf._tensor_share(prof, "fp8") == 1.0
+    assert tensor_share(prof, "int8") == 1.0
+    assert tensor_share(prof, "fp8") == 1.0
 
 
 def test_hopper_tensorrt_gemms_and_attention_run_at_the_a100_sm_rate() -> None:
