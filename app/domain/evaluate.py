@@ -1471,6 +1471,9 @@ def _sharded(ctx: Context, g: Gate, key: JobKey, n: int, avail: float) -> bool:
 # within 10 % of the published ones (benchmarks/peak_memory.py), so a pick at 0.09 GB of 23.7
 # spare is as likely to run out as not.
 ROOM = 0.05
+# how a row that leaves less than ROOM free begins its warning (``tight_fit``): what the
+# summary's caveat puts first among the row's warnings
+TIGHT_FIT = "a tight fit"
 
 # fp8 training in a PyTorch program: torch.autocast runs only float16 and bfloat16 on CUDA
 # (torch/amp/autocast_mode.py: any other dtype warns "the target dtype is not supported.
@@ -1529,10 +1532,11 @@ def tight_fit(
     gpus: int = 1,
     per_gpu: int = 1,
 ) -> str:
-    """What a training row that leaves less than ROOM of its usable memory free must say (""
-    for any other row): the margin the engine keeps where it picks the micro-batch itself, so
-    a row inside it — the job's own batch, or a micro-batch of one sample a GPU that cannot
-    shrink — is one the engine would not have picked. Beyond what it counts (the caching
+    """What a training or inference row that leaves less than ROOM of its usable memory free
+    must say ("" for any other row; an inference row's words: ``_tight_inference``): the
+    margin the engine keeps where it picks the micro-batch itself, so a row inside it — the
+    job's own batch, or a micro-batch of one sample a GPU that cannot shrink — is one the
+    engine would not have picked. Beyond what it counts (the caching
     allocator's slack on activations and logits alone, TRAINING_FRAGMENTATION; one context
     with its cuBLAS/cuDNN workspaces, CONTEXT_GB) a run also holds NCCL's communication
     buffers and the allocator's slack on the weights, gradients and optimizer states, and the
@@ -1540,6 +1544,12 @@ def tight_fit(
     count (NCCL's buffers on more than one, DDP or sharded); ``per_gpu``: the samples each GPU
     runs a micro-step, which a smaller micro-batch could halve. The ranking stays."""
     spare = avail - mem.total
+    if run.task == "inference" and spare < ROOM * avail:
+        if efficiency.runtime_share(run.efficiency, run.runtime)[0] < 1.0:
+            # a runtime that claims its share up front (vLLM, SGLang, TensorRT-LLM) sizes its
+            # KV pool to what is left: a small spare is a small pool, not an out-of-memory
+            return ""
+        return _tight_inference(run, spare, avail, backend, per_gpu)
     if not run.training or spare >= ROOM * avail:
         return ""
     # PyTorch reads PYTORCH_CUDA_ALLOC_CONF on ROCm too (c10/cuda/CUDAAllocatorConfig.h)
@@ -1560,9 +1570,34 @@ def tight_fit(
         else ""
     )
     return (
-        f"a tight fit: {gib(max(0.0, spare))} GiB spare of {gib(avail)} GiB per GPU, "
+        f"{TIGHT_FIT}: {gib(max(0.0, spare))} GiB spare of {gib(avail)} GiB per GPU, "
         f"under the {ROOM:.0%} the engine keeps where it picks the micro-batch itself, and "
         f"{uncounted} can take that: {conf}watch {watch} over the first steps{halve}"
+    )
+
+
+def _tight_inference(
+    run: WorkloadSpec, spare: float, avail: float, backend: str, per_gpu: int
+) -> str:
+    """``tight_fit`` of an inference row: nothing is picked for it (its batch is the one
+    asked), but the same margin holds — the memory model's figures are estimates, and the
+    caching allocator's fragmentation, the convolution algorithms' workspaces the autotuner
+    may pick and, on a card that drives a display, the desktop's share are not counted. A
+    FLUX.1 [dev] pick at 0.39 GiB spare of 23.7 had carried no word of it."""
+    watch = "torch.cuda.max_memory_allocated()" if backend in ("cuda", "rocm") else "the peak"
+    if run.runtime == "llama.cpp":
+        room = "offloading fewer layers (-ngl) or a shorter context (-c) makes room"
+    elif run.is_llm_inference:
+        room = "a smaller batch or a shorter context frees KV cache"
+    elif per_gpu > 1:
+        room = f"a batch of {per_gpu // 2} a GPU makes room"
+    else:
+        room = "offloading part of the model to CPU memory makes room, at a cost in speed"
+    return (
+        f"{TIGHT_FIT}: {gib(max(0.0, spare))} GiB spare of {gib(avail)} GiB per GPU, under "
+        f"the {ROOM:.0%} margin the engine keeps: its memory figures are estimates, and the "
+        f"allocator's fragmentation and a display on the card are not counted. Watch {watch} "
+        f"on a first run; {room}"
     )
 
 

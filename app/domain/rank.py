@@ -1292,17 +1292,20 @@ def _versus(c: Candidate, lead: Candidate, objective: str) -> str:
     speed, v, mine = ranked_figures(c)
     lead_speed, lv, theirs = ranked_figures(lead)
     name = lead.gpu.name + (" at its range's low end" if ranked_share(lead) != 1.0 else "")
+    # and this row's own, where it is ranked there: "0.42× the throughput" under an estimate
+    # above the lead's had read as a contradiction
+    own = "at its range's low end, " if ranked_share(c) != 1.0 else ""
     ratio = speed / lead_speed if lead_speed else 0.0
     if objective == "fastest":
-        return f"{ratio:.2f}× the throughput of {name}."
+        return f"{own}{ratio:.2f}× the throughput of {name}."
     if objective == "cheapest":
         if mine is not None and theirs is not None:
-            return f"${_fmt(mine)} against ${_fmt(theirs)} for {name}."
+            return f"{own}${_fmt(mine)} against ${_fmt(theirs)} for {name}."
         return f"costs more than {name}."
     if objective == "best_value" and v is not None:
         if lv is not None:
             lead_said = per_dollar(c.work, lv, "short")
-            return f"{per_dollar(c.work, v)} against {lead_said} for {name}."
+            return f"{own}{per_dollar(c.work, v)} against {lead_said} for {name}."
         # the lead is priced only another way (bought where this one is rented, or so)
         return (
             f"{per_dollar(c.work, v)} {_ACQUIRED[acquisition]}; {lead.gpu.name} has no "

@@ -8,6 +8,7 @@ import re
 from app.domain import bands
 from app.domain import cost as costs
 from app.domain.compat import is_owning_caveat
+from app.domain.evaluate import TIGHT_FIT
 from app.domain.figures import duration
 from app.domain.rank import FASTEST_TIE, TRITON_BACKENDS, kbit_upcast_gb, significant
 from app.domain.serving import weights_name
@@ -545,6 +546,11 @@ def _caveat(row: s.Recommendation, answer: s.RecommendationResponse) -> str | No
     late = _deadline_risk(row, answer)
     if late is not None:
         return late
+    # a pick that may run out of memory comes before what its price leaves out (2 × RX 9070
+    # at 0.35 GiB spare of 16 had closed on the cards' electricity)
+    tight = next((w for w in row.warnings if w.startswith(TIGHT_FIT)), None)
+    if tight is not None:
+        return tight.rstrip(".")
     lean = _leaning(row)
     rented = _basis(row, answer.acquisition) == "rent"
     for text in (*row.warnings, *answer.warnings):

@@ -134,3 +134,15 @@ def test_the_row_says_what_it_is_ranked_on(objective: str, said: str) -> None:
     lead = rank.explain(nv, 2, amd, objective)
     ranked = next(x for x in lead if x.startswith("Ranked #2"))
     assert "MI300X at its range's low end" in ranked
+
+
+@pytest.mark.parametrize("objective", ["fastest", "best_value", "cheapest"])
+def test_a_row_ranked_on_its_low_end_says_so_in_its_comparison(objective: str) -> None:
+    """The MI300X's estimate is above the H100's, so "Ranked #2 by fastest: 0.9× the
+    throughput of H100" read as a contradiction beside it: the comparison says it is the low
+    end's figure, and a row ranked on its estimate says nothing of the kind."""
+    amd, nv = _cand(MI300X), _cand(H100)
+    ranked = next(x for x in rank.explain(amd, 2, nv, objective) if x.startswith("Ranked #2"))
+    assert ": at its range's low end, " in ranked
+    lead = next(x for x in rank.explain(nv, 2, amd, objective) if x.startswith("Ranked #2"))
+    assert ": at its range's low end" not in lead
