@@ -196,17 +196,160 @@ def _shape_efficiency(
     return e
 
 
+# A tensor-core op's shape as ``_shape_efficiency`` reads it: class, m, n, k, batch, input
+# channels
+Shape = tuple[str, float, float, float, float, float]
+# the splits of K ``_shape_efficiency`` tries: 1, 2, 4, … MAX_SPLIT_K
+_SPLIT_ROW = np.array([2.0**i for i in range(MAX_SPLIT_K.bit_length())])
+
+
+@dataclass(frozen=True, slots=True)
+class ShapeColumns:
+    """Tiled shapes as columns of the factors of ``_shape_efficiency`` that no GPU property
+    changes, so that ``column_efficiencies`` prices all of them on a GPU in a few array
+    operations (a step's shapes are priced on every SM count of the catalog; one call per shape
+    was most of a CNN request). Row i, column j: split ``_SPLIT_ROW[j]`` of shape i (an
+    attention shape has split 1 only). Each row depends on its shape alone
+    (``take_shapes``)."""
+
+    tiles: NDArray[np.float64]  # (shapes, splits): the blocks a split launches (1 where none)
+    idle: NDArray[np.bool_]  # (shapes, splits): no block at all (wave fill 1)
+    loop: NDArray[np.float64]  # (shapes, splits): k_efficiency at the split; 0: not tried
+    fill: NDArray[np.float64]  # tile fill; for attention the head-dim fill
+    head_dim: NDArray[np.float64]  # an attention forward's (softmax_fill), 0 for the others
+    narrow: NDArray[np.float64]  # a padded tensor-core convolution's channels ÷ CHANNEL_ALIGN, 1
+    any_idle: bool
+    reads_balance: bool  # some head dim: the GPU's balance sets a softmax's share
+    reads_tensor_cores: bool  # some padded convolution
+
+
+def _shape_rows(
+    tiles: NDArray[np.float64],
+    loop: NDArray[np.float64],
+    fill: NDArray[np.float64],
+    head_dim: NDArray[np.float64],
+    narrow: NDArray[np.float64],
+) -> ShapeColumns:
+    idle = tiles <= 0
+    return ShapeColumns(
+        tiles=np.where(idle, 1.0, tiles),
+        idle=idle,
+        loop=loop,
+        fill=fill,
+        head_dim=head_dim,
+        narrow=narrow,
+        any_idle=bool(idle.any()),
+        reads_balance=bool((head_dim > 0).any()),
+        reads_tensor_cores=bool((narrow != 1.0).any()),
+    )
+
+
+def shape_columns(shapes: Iterable[Shape]) -> ShapeColumns:
+    """``shapes`` as ``ShapeColumns``: ``_shape_efficiency``'s scalar steps on arrays, the same
+    operations in its order (``gemm_tiles``, ``k_efficiency``, ``tile_fill``, ...)."""
+    rows = list(shapes)
+    klass = np.array([r[0] for r in rows], dtype=object)
+    m, n, k, batch, channels = (
+        np.array([r[i] for r in rows], dtype=np.float64).reshape(-1) for i in range(1, 6)
+    )
+    attention = (klass == ATTN_FLASH) | (klass == ATTN_FLASH_BWD)
+    row_m, row_n = np.ceil(m / TILE_M), np.ceil(n / TILE_N)
+    # an attention kernel: one block per TILE_M query rows per (sequence, head)
+    blocks = np.where(attention, row_m * batch, row_m * row_n * batch)
+    sliced = k[:, None] / _SPLIT_ROW
+    # the loop stops at the first split whose K slice is shorter than a K step
+    tried = np.logical_and.accumulate((_SPLIT_ROW == 1) | (sliced >= TILE_K), axis=1)
+    loop = np.where(tried, _k_efficiencies(sliced), 0.0)
+    loop[attention] = 0.0
+    loop[attention, 0] = _k_efficiencies(n[attention])  # its loop runs over the keys
+    area = row_m * TILE_M * row_n * TILE_N
+    tile = np.where((m <= 0) | (n <= 0), 1.0, m * n / np.where(area > 0, area, 1.0))
+    padded = np.ceil(k / HEAD_DIM_STEP) * HEAD_DIM_STEP
+    head = np.where(k > 0, k / np.where(padded > 0, padded, 1.0), 1.0)
+    conv = (klass == CONV) | (klass == CONV_3X3)
+    narrow = conv & (channels > 0) & (channels < CHANNEL_ALIGN)
+    return _shape_rows(
+        blocks[:, None] * _SPLIT_ROW,
+        loop,
+        np.where(attention, head, tile),
+        np.where(klass == ATTN_FLASH, k, 0.0),
+        np.where(narrow, channels / CHANNEL_ALIGN, 1.0),
+    )
+
+
+def take_shapes(cols: ShapeColumns, rows: NDArray[np.intp]) -> ShapeColumns:
+    """``cols``' rows ``rows``, in that order: ``shape_columns`` of those shapes."""
+    return _shape_rows(
+        np.where(cols.idle[rows], 0.0, cols.tiles[rows]),
+        cols.loop[rows],
+        cols.fill[rows],
+        cols.head_dim[rows],
+        cols.narrow[rows],
+    )
+
+
+def _softmax_fills(head_dim: NDArray[np.float64], balance: float) -> NDArray[np.float64]:
+    """``softmax_fill`` of each head dim (1 where there is none)."""
+    padded = np.ceil(head_dim / HEAD_DIM_STEP) * HEAD_DIM_STEP
+    vector = balance * SOFTMAX_FLOPS / 4.0
+    fills = (1.0 + vector / BEST_HEAD_DIM) / (1.0 + vector / np.where(padded > 0, padded, 1.0))
+    return np.where(head_dim > 0, fills, 1.0)
+
+
+def _k_efficiencies(k: NDArray[np.float64]) -> NDArray[np.float64]:
+    """``k_efficiency`` of each of ``k``."""
+    best = BEST_SHAPE_K / (BEST_SHAPE_K + PIPELINE_K)
+    return np.where(k > 0, k / (k + PIPELINE_K) / best, 1.0)
+
+
+def column_efficiencies(
+    cols: ShapeColumns,
+    sms: int | None = None,
+    tensor_cores: bool = True,
+    balance: float | None = None,
+) -> NDArray[np.float64]:
+    """``_shape_efficiency`` of each of ``cols``' shapes on one GPU, as an array: the same
+    operations on the same doubles in the same order (wave_fill, then the best split, the
+    fill, the softmax's or the channels' share), so the same values to the last bit."""
+    t = cols.tiles
+    if sms:
+        wave = t / (np.ceil(t / sms) * sms)
+    else:
+        wave = np.minimum(np.minimum(1.0, t / NOMINAL_SMS), t / (t + NOMINAL_SMS / 2))
+    if cols.any_idle:
+        wave[cols.idle] = 1.0
+    e: NDArray[np.float64] = (wave * cols.loop).max(axis=1) * cols.fill
+    # the softmax's and the channels' shares are 1 on the other rows: × 1 changes no double
+    if balance and cols.reads_balance:
+        e = e * _softmax_fills(cols.head_dim, balance)
+    if tensor_cores and cols.reads_tensor_cores:
+        e = e * cols.narrow
+    return e
+
+
+def gpu_key(
+    cols: ShapeColumns, sms: int | None, tensor_cores: bool, balance: float | None
+) -> tuple[int | None, bool, float | None]:
+    """The GPU properties ``column_efficiencies`` of ``cols`` read: the SM count always, whether the
+    convolutions run on tensor cores only where one pads its input channels, the balance only
+    where an attention forward prices its softmax (the GPUs of a catalog share SM counts far
+    more often than all three)."""
+    return (
+        sms,
+        tensor_cores if cols.reads_tensor_cores else True,
+        balance if cols.reads_balance else None,
+    )
+
+
 def shape_efficiencies(
-    shapes: Iterable[tuple[str, float, float, float, float, float]],
+    shapes: Iterable[Shape],
     sms: int | None = None,
     tensor_cores: bool = True,
     balance: float | None = None,
 ) -> NDArray[np.float64]:
     """e(shape) of each (class, m, n, k, batch, input channels) of tiled ops, as an array (no
     MEMORY or CONV_DW op: ``shape_efficiency`` gives those 1)."""
-    return np.array(
-        [_shape_efficiency(*sh, sms, tensor_cores, balance) for sh in shapes], dtype=np.float64
-    )
+    return column_efficiencies(shape_columns(shapes), sms, tensor_cores, balance)
 
 
 def head_dim_fill(head_dim: float) -> float:
@@ -272,11 +415,6 @@ class OpArrays:
     flops: float  # Σ count × FLOPs (for reporting)
 
 
-# A tensor-core op's shape as ``_shape_efficiency`` reads it: class, m, n, k, batch, input
-# channels
-Shape = tuple[str, float, float, float, float, float]
-
-
 @dataclass(frozen=True, slots=True)
 class OpColumns:
     """A step's ops after the runtime's fusion, as columns: what ``arrays_of`` prices per GPU
@@ -290,12 +428,14 @@ class OpColumns:
     # the distinct shapes of the ops with FLOPs on a tensor-core-tiled class, the ops that
     # have one and each one's index into them (the others: efficiency 1)
     shapes: tuple[Shape, ...]
+    shape_cols: ShapeColumns  # the same shapes, as ``column_efficiencies`` prices them
     shaped: NDArray[np.intp]
     shape_of: NDArray[np.intp]
     has_flops: NDArray[np.intp]  # the ops with FLOPs
     has_bytes: NDArray[np.intp]  # the ops with bytes (the others: infinite intensity)
     kernels: float  # Σ count
     total_flops: float  # Σ count × FLOPs
+    rows: NDArray[np.intp]  # each one's index into the ops it was built from (``reclassed``)
 
 
 _OP_COLUMNS = attrgetter(
@@ -309,7 +449,8 @@ _UNTILED = frozenset({MEMORY, CONV_DW})
 def op_columns(ops: Iterable[Op], fuse: Iterable[str] = ()) -> OpColumns:
     """``ops`` as ``OpColumns``, leaving out those whose role is in ``fuse`` (``prepare``)."""
     fused = set(fuse)
-    rows = [r for r in map(_OP_COLUMNS, ops) if not (r[5] and r[5] in fused)]
+    kept = [(i, r) for i, r in enumerate(map(_OP_COLUMNS, ops)) if not (r[5] and r[5] in fused)]
+    rows = [r for _, r in kept]
     index: dict[Shape, int] = {}
     shaped, shape_of = [], []
     for i, r in enumerate(rows):
@@ -330,12 +471,80 @@ def op_columns(ops: Iterable[Op], fuse: Iterable[str] = ()) -> OpColumns:
         bytes=by,
         count=n,
         shapes=tuple(index),
+        shape_cols=shape_columns(index),
         shaped=np.array(shaped, dtype=np.intp),
         shape_of=np.array(shape_of, dtype=np.intp),
         has_flops=np.flatnonzero(f != 0.0),
         has_bytes=np.flatnonzero(by > 0.0),
         kernels=math.fsum(count),
         total_flops=math.fsum(c * x for c, x in zip(count, flops, strict=True)),
+        rows=np.array([i for i, _ in kept], dtype=np.intp),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Twins:
+    """An ``OpColumns``' shapes, then the same shapes in another class: where ``reclassed``
+    reads the shapes of ops it moves to that class."""
+
+    shapes: tuple[Shape, ...]
+    first: NDArray[np.intp]  # each one's first equal among them (a twin may be a shape of cols)
+    cols: ShapeColumns
+
+
+def twinned(cols: OpColumns, klass: str) -> Twins:
+    """``cols``' shapes, then the same shapes in class ``klass``."""
+    shapes = (*cols.shapes, *((klass, *sh[1:]) for sh in cols.shapes))
+    seen: dict[Shape, int] = {}
+    first = [seen.setdefault(sh, i) for i, sh in enumerate(shapes)]
+    return Twins(shapes, np.array(first, dtype=np.intp), shape_columns(shapes))
+
+
+def reclassed(
+    cols: OpColumns,
+    moved: NDArray[np.bool_],
+    dropped: NDArray[np.bool_],
+    klass: str,
+    twins: Twins,
+) -> OpColumns:
+    """``op_columns`` of the ops ``cols`` was built from, under its fusion, with those
+    ``moved`` in class ``klass`` and those ``dropped`` left out (``moved`` and ``dropped``:
+    masks over those ops), from ``cols`` without going over the ops again: each op keeps its
+    row, its shape is read from ``twins`` (``twinned(cols, klass)``). A moved op keeps its
+    tile: ``klass`` is tiled, and an op with FLOPs moves from a tiled class."""
+    assert klass not in _UNTILED
+    keep = ~dropped[cols.rows]
+    to = moved[cols.rows]
+    shape_at = np.full(len(cols.rows), -1, dtype=np.intp)
+    shape_at[cols.shaped] = cols.shape_of
+    flops = cols.flops[keep]
+    assert not (to[keep] & (shape_at[keep] < 0) & (flops != 0.0)).any()
+    # each kept shaped op's shape among the twins (a moved op's: its twin), the first of
+    # equal ones; numbered as ``op_columns`` numbers them, in order of first appearance
+    twin_at = twins.first[np.where(to, shape_at + len(cols.shapes), shape_at)][keep]
+    shaped = np.flatnonzero(shape_at[keep] >= 0)
+    distinct, first, inverse = np.unique(twin_at[shaped], return_index=True, return_inverse=True)
+    order = np.argsort(first)
+    number = np.empty(len(order), dtype=np.intp)
+    number[order] = np.arange(len(order))
+    source = distinct[order]
+    by, count = cols.bytes[keep], cols.count[keep]
+    # each kept op's index once the dropped ones are gone
+    position = np.cumsum(~dropped) - 1
+    return OpColumns(
+        klass=np.where(to, CLASS_INDEX[klass], cols.klass)[keep],
+        flops=flops,
+        bytes=by,
+        count=count,
+        shapes=tuple(twins.shapes[i] for i in source.tolist()),
+        shape_cols=take_shapes(twins.cols, source),
+        shaped=shaped,
+        shape_of=number[inverse.reshape(-1)],
+        has_flops=np.flatnonzero(flops != 0.0),
+        has_bytes=np.flatnonzero(by > 0.0),
+        kernels=math.fsum(count.tolist()),
+        total_flops=math.fsum((count * flops).tolist()),
+        rows=position[cols.rows[keep]],
     )
 
 
@@ -352,7 +561,8 @@ def arrays_of(
     size = len(cols.flops)
     e = np.ones(size)
     if cols.shapes:
-        e[cols.shaped] = shape_efficiencies(cols.shapes, sms, tensor_cores, balance)[cols.shape_of]
+        each = column_efficiencies(cols.shape_cols, sms, tensor_cores, balance)
+        e[cols.shaped] = each[cols.shape_of]
     work = np.zeros(size)
     has = cols.has_flops
     work[has] = cols.flops[has] / e[has]

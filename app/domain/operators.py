@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 from app.domain.activations import gated_mlp, mixed_bytes
@@ -111,10 +112,17 @@ _OP_FIELDS = (
 )  # fmt: skip
 
 
+_OP_VALUES = attrgetter(*_OP_FIELDS)
+_OP_INDEX = {f: i for i, f in enumerate(_OP_FIELDS)}
+
+
 def derive(op: Op, **changes: Any) -> Op:
     """``op`` with ``changes``: dataclasses.replace without its per-call field introspection
     (a step's backward derives hundreds of ops, once per job variant of every request)."""
-    return Op(*[changes[f] if f in changes else getattr(op, f) for f in _OP_FIELDS])
+    values = list(_OP_VALUES(op))
+    for f, v in changes.items():
+        values[_OP_INDEX[f]] = v
+    return Op(*values)
 
 
 def gemm(
@@ -781,12 +789,16 @@ def _gradient_only(op: Op) -> bool:
 
 def _gemm_backward(op: Op, weight_grads: bool) -> list[Op]:
     m, n, k, b = op.m, op.n, op.k, op.batch
-    dgrad = derive(op, name=f"{op.name}.dgrad", phase="bwd", m=m, n=k, k=n)
     if op.kind == "conv" and op.in_channels > 0:
         # dX = dY ⊛ Wᵀ as an implicit GEMM over the same positions: N = input channels per
         # group, K = output channels × R × S; the same FLOPs as the forward (cuDNN dgrad)
         taps = k / op.in_channels
-        dgrad = derive(dgrad, n=op.in_channels, k=n * taps, in_channels=0.0)
+        dgrad = derive(
+            op, name=f"{op.name}.dgrad", phase="bwd", m=m, n=op.in_channels, k=n * taps,
+            in_channels=0.0,
+        )  # fmt: skip
+    else:
+        dgrad = derive(op, name=f"{op.name}.dgrad", phase="bwd", m=m, n=k, k=n)
     if op.kind == "gemm" and m * n * k > 0:
         act_b = op.bytes_written / (b * m * n)
         w_b = max(0.0, op.bytes_read / b - m * k * act_b) / (k * n)
@@ -1276,28 +1288,28 @@ def table_ops(
                 role = "cast"  # a traced cast between widths (a 16-bit table's ``x.float()``)
             elif kind == "elementwise" and _joins(name, el_in, el_out):
                 role = "residual"
-            op = memory_op(kind, name, role, el_in, el_out, count=count, act_b=act_b, dtype=dtype)
+            read, written = el_in * act_b, el_out * act_b  # memory_op's
             wide_in = batch * float(o.get("f32_in") or 0.0)
             wide_out = batch * float(o.get("f32_out") or 0.0)
             if wide_in or wide_out:
                 # the 4-byte words at 4 bytes, the rest at the activation width
-                op = derive(
-                    op,
-                    bytes_read=mixed_bytes(el_in, wide_in, act_b),
-                    bytes_written=mixed_bytes(el_out, wide_out, act_b),
-                )
-            if (training and kind == "norm") or o.get("groups"):
+                read = mixed_bytes(el_in, wide_in, act_b)
+                written = mixed_bytes(el_out, wide_out, act_b)
+            stats = (training and kind == "norm") or o.get("groups")
+            if stats:
                 # batch norm in training, and group norm always: the statistics span whole
                 # feature maps, so one pass reads the input for them and a second normalises
                 # (ATen's group_norm_kernel.cu: RowwiseMoments, then the affine element-wise)
-                op = derive(op, bytes_read=2.0 * op.bytes_read)
-            elif kind == "norm":
-                # in inference BN is y = γ(x − μ)/σ + β with fixed statistics: foldable
-                op = derive(op, role="bn")
+                read = 2.0 * read
             if join_norm_fused and (kind == "norm" or role == "residual"):
                 chained = batch * _after_join(table.ops, i) * act_b
-                op = derive(op, bytes_read=max(0.0, op.bytes_read - chained))
-            out.append(op)
+                read = max(0.0, read - chained)
+            # in inference BN is y = γ(x − μ)/σ + β with fixed statistics: foldable
+            if kind == "norm" and not stats:
+                role = "bn"
+            # memory_op's op with those bytes, built once (a table's every norm and element-wise
+            # op, for every batch a request prices)
+            out.append(Op(kind, name, MEMORY, count, 0.0, read, written, dtype, role))
             if group_norm_relayout and o.get("groups"):
                 out.append(group_norm_relayout_op(name, el_in, el_out, count, act_b, dtype))
     return out

@@ -14,6 +14,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
+from itertools import compress
 from operator import itemgetter
 from typing import NamedTuple, Protocol
 
@@ -44,15 +45,21 @@ from app.domain.kernels import (
     MEGATRON_SOFTMAX,
     OpArrays,
     OpColumns,
+    ShapeColumns,
+    Twins,
     arrays_of,
     class_rates,
+    column_efficiencies,
     fifo_finish,
+    gpu_key,
     issue_order,
     op_columns,
     prepare,
-    shape_efficiencies,
+    reclassed,
+    shape_columns,
     shape_efficiency,
     step_time,
+    twinned,
 )
 from app.domain.operators import (
     CONV,
@@ -67,6 +74,7 @@ from app.domain.operators import (
     backward_ops,
     block_linears,
     dequant_ops,
+    derive,
     fp8_cast_ops,
     gemm,
     lora_input_grad_sums,
@@ -916,6 +924,11 @@ class _StepJob:
     # the ops as GPU-independent columns per fusion policy, which ``arrays`` are priced from
     # for each SM count (kernels.arrays_of)
     columns: dict[tuple[str, ...], OpColumns] = field(default_factory=dict, compare=False)
+    # per fusion policy, those columns' shapes and their twins in class CONV_NCHW, which the
+    # autotuned steps' columns are taken from (``_moved_job``)
+    twins: dict[tuple[str, ...], Twins] = field(default_factory=dict, compare=False)
+    # its convolutions in class CONV_NCHW, by their index into ``ops`` (``_moved_job``)
+    on_cores: dict[int, Op] = field(default_factory=dict, compare=False)
     # the step as cuDNN's autotuner runs it on a GPU, per set of convolutions it moves to the
     # CUDA cores (``_autotuned_nchw``)
     autotuned: dict[frozenset[str], _StepJob] = field(default_factory=dict, compare=False)
@@ -1777,30 +1790,54 @@ def _autotuned_nchw(on: _OnGpu, work: WorkloadSpec, job: _StepJob) -> _StepJob:
         return job
     if rates is None or not on.vector_rate or job.ops is None:
         return job
-    moved = _moved_to_cores(pairs, on, rates)
-    if not moved:
+    won = _moved_to_cores(pairs, on, rates)
+    if not len(won):
         return job
-    key = moved
+    key = frozenset(pairs.names[i] for i in won.tolist())
     hit = job.autotuned.get(key)
     if hit is None:
-        ops = tuple(
-            replace(o, klass=CONV_NCHW) if o.kind == "conv" and o.name in key else o
-            for o in job.ops
-            if not (o.role == "layout" and o.name.removesuffix(".nchw") in key)
-        )
-        dec = [o for o in ops if o.phase == DECODE_PHASE]
-        hit = job.autotuned[key] = replace(
-            job,
-            ops=ops,
-            library_kernels=_inside_kernels(ops),
-            decode_library_kernels=_inside_kernels(dec),
-            arrays={},
-            decode_arrays={},
-            columns={},
-            autotuned={},
-            nchw_pairs=None,
-        )
+        hit = job.autotuned[key] = _moved_job(job, pairs, won, on.drop)
     return hit
+
+
+def _moved_job(
+    job: _StepJob, pairs: _NchwPairs, won: NDArray[np.intp], fuse: tuple[str, ...]
+) -> _StepJob:
+    """``job`` with the convolutions of the pairs ``won`` in class CONV_NCHW and their
+    transforms gone (every convolution and transform of their names), and its columns under
+    ``fuse`` taken from ``job``'s (kernels.reclassed: a catalog's GPUs move a few sets of
+    convolutions each, and each set's columns would otherwise be built from its ops again)."""
+    assert job.ops is not None
+    named = np.zeros(len(pairs.unique) + 1, dtype=np.bool_)  # the last: no pair's name
+    named[pairs.name_of[won]] = True
+    moved, dropped = named[pairs.conv_of], named[pairs.layout_of]
+    ops = list(job.ops)
+    for i in np.flatnonzero(moved).tolist():
+        core = job.on_cores.get(i)
+        if core is None:
+            core = job.on_cores[i] = derive(ops[i], klass=CONV_NCHW)
+        ops[i] = core
+    kept = tuple(compress(ops, (~dropped).tolist()))
+    dec = [o for o in kept if o.phase == DECODE_PHASE]
+    cols = job.columns.get(fuse)
+    if cols is None:
+        cols = job.columns[fuse] = op_columns(job.ops, fuse)
+    twins = job.twins.get(fuse)
+    if twins is None:
+        twins = job.twins[fuse] = twinned(cols, CONV_NCHW)
+    return replace(
+        job,
+        ops=kept,
+        library_kernels=_inside_kernels(kept),
+        decode_library_kernels=_inside_kernels(dec),
+        arrays={},
+        decode_arrays={},
+        columns={fuse: reclassed(cols, moved, dropped, CONV_NCHW, twins)},
+        twins={},
+        on_cores={},
+        autotuned={},
+        nchw_pairs=None,
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -1811,11 +1848,18 @@ class _NchwPairs:
 
     names: tuple[str, ...]
     klass: NDArray[np.intp]  # each convolution's class, into CLASSES
-    shapes: tuple[tuple[str, float, float, float, float, float], ...]  # kernels.shape_efficiencies'
-    core_shapes: tuple[tuple[str, float, float, float, float, float], ...]  # in class CONV_NCHW
+    # each convolution's shape (kernels.column_efficiencies'), then its twin's in class CONV_NCHW
+    shapes: ShapeColumns
     flops: NDArray[np.float64]
     bytes: NDArray[np.float64]
     layout_bytes: NDArray[np.float64]  # its transforms' (MEMORY ops: no FLOPs, e = 1)
+    # the convolutions' names once each, each pair's index into them, and for each op of the
+    # step the index of its name among them where it is a convolution (``conv_of``) or a
+    # transform (``layout_of``) of one of them, else len(unique)
+    unique: tuple[str, ...]
+    name_of: NDArray[np.intp]
+    conv_of: NDArray[np.intp]
+    layout_of: NDArray[np.intp]
 
 
 def _nchw_pairs(ops: Sequence[Op]) -> _NchwPairs:
@@ -1830,33 +1874,42 @@ def _nchw_pairs(ops: Sequence[Op]) -> _NchwPairs:
     def col(xs: list[float]) -> NDArray[np.float64]:
         return np.array(xs, dtype=np.float64)
 
+    def ids(names: list[str]) -> NDArray[np.intp]:
+        return np.array([unique.get(n, len(unique)) for n in names], dtype=np.intp)
+
+    unique = {n: i for i, n in enumerate(dict.fromkeys(c.name for c, _ in found))}
     return _NchwPairs(
         names=tuple(c.name for c, _ in found),
+        unique=tuple(unique),
+        name_of=ids([c.name for c, _ in found]),
+        conv_of=ids([o.name if o.kind == "conv" else "" for o in ops]),
+        layout_of=ids([o.name.removesuffix(".nchw") if o.role == "layout" else "" for o in ops]),
         klass=np.array([CLASS_INDEX[c.klass] for c, _ in found], dtype=np.intp),
-        shapes=tuple((c.klass, c.m, c.n, c.k, c.batch, c.in_channels) for c, _ in found),
-        core_shapes=tuple((CONV_NCHW, c.m, c.n, c.k, c.batch, c.in_channels) for c, _ in found),
+        shapes=shape_columns(
+            [(c.klass, c.m, c.n, c.k, c.batch, c.in_channels) for c, _ in found]
+            + [(CONV_NCHW, c.m, c.n, c.k, c.batch, c.in_channels) for c, _ in found]
+        ),
         flops=col([c.flops for c, _ in found]),
         bytes=col([c.bytes for c, _ in found]),
         layout_bytes=col([t.bytes for _, t in found]),
     )
 
 
-def _moved_to_cores(pairs: _NchwPairs, on: _OnGpu, rates: Sequence[float]) -> frozenset[str]:
-    """The convolutions whose CUDA-core call beats the tensor-core one plus its transforms on
-    this GPU: ``kernels.op_time`` of each as arrays (the same operations, so the same
-    doubles); the CUDA-core twin is the convolution in class CONV_NCHW, whose shape
-    efficiency pads no tensor-core K step."""
+def _moved_to_cores(pairs: _NchwPairs, on: _OnGpu, rates: Sequence[float]) -> NDArray[np.intp]:
+    """The pairs (their indices) whose convolution's CUDA-core call beats the tensor-core one
+    plus its transforms on this GPU: ``kernels.op_time`` of each as arrays (the same
+    operations, so the same doubles); the CUDA-core twin is the convolution in class
+    CONV_NCHW, whose shape efficiency pads no tensor-core K step."""
     launch = on.prof.kernel_us * 1e-6
     sms, tc, bal = on.sms, on.tensor_conv, on.balance
     per_class = np.array(rates, dtype=np.float64)
-    e_tensor = shape_efficiencies(pairs.shapes, sms, tc, bal)
-    e_cores = shape_efficiencies(pairs.core_shapes, sms, tc, bal)
+    e = column_efficiencies(pairs.shapes, sms, tc, bal)
+    e_tensor, e_cores = e[: len(pairs.names)], e[len(pairs.names) :]
     memory = pairs.bytes / on.bw
     tensor = np.maximum(pairs.flops / (per_class[pairs.klass] * e_tensor), memory) + launch
     cores = np.maximum(pairs.flops / (per_class[CLASS_INDEX[CONV_NCHW]] * e_cores), memory) + launch
     layout = pairs.layout_bytes / on.bw + launch
-    won = np.flatnonzero(cores < tensor + layout)
-    return frozenset(pairs.names[i] for i in won)
+    return np.flatnonzero(cores < tensor + layout)
 
 
 def _inside_kernels(ops: Sequence[Op]) -> tuple[float, ...]:
@@ -1907,13 +1960,15 @@ def _operator_step(
     ``eager_host_us``: host µs per eager ATen call (``_eager_host_us``), read by
     ``job.serial_calls`` alone."""
     fuse = on.drop
-    # the shapes' wave fill depends on the GPU's SM count: one set of columns per count
-    key = (fuse, on.sms, on.tensor_conv, on.balance)
+    cols = job.columns.get(fuse)
+    if cols is None:
+        cols = job.columns[fuse] = op_columns(job.ops or (), fuse)
+    # the shapes' wave fill depends on the GPU's SM count: one set of columns per count (and
+    # per tensor-core use and balance where the step's shapes read them); the decode phase's
+    # ops are some of the step's, so they read no more of the GPU
+    key = (fuse, *gpu_key(cols.shape_cols, on.sms, on.tensor_conv, on.balance))
     arrs = job.arrays.get(key)
     if arrs is None:
-        cols = job.columns.get(fuse)
-        if cols is None:
-            cols = job.columns[fuse] = op_columns(job.ops or (), fuse)
         arrs = job.arrays[key] = arrays_of(cols, on.sms, on.tensor_conv, on.balance)
     st = step_time(arrs, rates, on.bw, on.prof.kernel_us * 1e-6)
     total, compute = st.total, st.compute
