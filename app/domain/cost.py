@@ -321,11 +321,18 @@ def value(cost: CostEstimate, acquisition: str) -> float | None:
 def upfront(cost: CostEstimate, acquisition: str) -> float | None:
     """Cheapest way in when there is no job length: purchase, or renting for the same hours
     of use a bought card is spread over."""
+    return upfront_at(cost.purchase_usd, cost.hourly_usd, cost.horizon_hours, acquisition)
+
+
+def upfront_at(
+    purchase: float | None, hourly: float | None, horizon: float, acquisition: str
+) -> float | None:
+    """``upfront`` of a cost at these rates (``rates``' purchase, per hour and horizon)."""
     options = []
-    if acquisition in ("buy", "either") and cost.purchase_usd is not None:
-        options.append(cost.purchase_usd)
-    if acquisition in ("rent", "either") and cost.hourly_usd is not None:
-        options.append(cost.hourly_usd * cost.horizon_hours)
+    if acquisition in ("buy", "either") and purchase is not None:
+        options.append(purchase)
+    if acquisition in ("rent", "either") and hourly is not None:
+        options.append(hourly * horizon)
     return min(options) if options else None
 
 

@@ -396,7 +396,56 @@ def loose_bounds(
 def stepped(snap: Snapshot, ctx: ev.Context, count: NDArray[np.int64]) -> Stepped | None:
     """``loose_bounds``, with the steps taken for them (``Stepped``)."""
     out = np.full(len(snap.gpus), math.inf)
-    found = count > 0
+    sets = _sets(snap, ctx, count > 0)
+    if sets is None:
+        return None
+    steps = []
+    step = np.full(len(snap.gpus), -1, np.intp)
+    row = np.full(len(snap.gpus), -1, np.intp)
+    for k, (job, run, on) in enumerate(sets):
+        cards = np.flatnonzero(on)
+        rows = snap.card_rows(ctx)
+        n = count[cards].astype(np.float64)
+        cols = llm_step.dense_columns(job, rows, snap.place[cards], n)
+        t, pre, dec = perf.stepped_parts(cols, run)
+        out[cards] = np.where(np.isfinite(t) & (t > 0), t, math.inf)
+        steps.append((pre, dec))
+        step[cards] = k
+        row[cards] = np.arange(len(cards))
+    return Stepped(out, steps, step, row)
+
+
+def bounds_at(
+    snap: Snapshot, ctx: ev.Context, cards: list[int], counts: list[int]
+) -> list[float] | None:
+    """``ev.loose_bounds`` of card ``cards[j]``'s configuration at ``counts[j]`` GPUs as
+    ``plan`` makes it (the job as asked, its gate's variant), stepped from the snapshot's
+    card rows as ``stepped`` steps them (a card may come more than once); None where
+    ``stepped`` would be (the caller then asks ``ev.loose_bounds``)."""
+    at = np.array(cards, np.intp)
+    n = np.array(counts, np.float64)
+    on = np.zeros(len(snap.gpus), bool)
+    on[at] = True
+    sets = _sets(snap, ctx, on)
+    if sets is None:
+        return None
+    out = np.full(len(at), math.inf)
+    rows = snap.card_rows(ctx)
+    for job, run, members in sets:
+        mine = np.flatnonzero(members[at])
+        cols = llm_step.dense_columns(job, rows, snap.place[at[mine]], n[mine])
+        t = perf.stepped_bounds(cols, run)
+        out[mine] = np.where(np.isfinite(t) & (t > 0), t, math.inf)
+    bounds: list[float] = out.tolist()
+    return bounds
+
+
+def _sets(
+    snap: Snapshot, ctx: ev.Context, found: NDArray[np.bool_]
+) -> list[tuple[llm_step.ReplicaJob, WorkloadSpec, NDArray[np.bool_]]] | None:
+    """The cards of ``found`` in sets stepped as one set of columns each (their jobs' GPU-
+    independent terms and step shape); None unless the job is LLM inference of a model
+    without routed experts."""
     precisions = {v[0]: _key(ctx, v) for v in snap.variants}
     # The precisions whose jobs have the same GPU-independent terms (a model's BF16 and FP16
     # weights: two bytes each) and step shape are stepped as one set of columns: the columns
@@ -418,20 +467,7 @@ def stepped(snap: Snapshot, ctx: ev.Context, count: NDArray[np.int64]) -> Steppe
             sets.append((job, run, on))
         else:
             same[2][:] |= on
-    steps = []
-    step = np.full(len(snap.gpus), -1, np.intp)
-    row = np.full(len(snap.gpus), -1, np.intp)
-    for k, (job, run, on) in enumerate(sets):
-        cards = np.flatnonzero(on)
-        rows = snap.card_rows(ctx)
-        n = count[cards].astype(np.float64)
-        cols = llm_step.dense_columns(job, rows, snap.place[cards], n)
-        t, pre, dec = perf.stepped_parts(cols, run)
-        out[cards] = np.where(np.isfinite(t) & (t > 0), t, math.inf)
-        steps.append((pre, dec))
-        step[cards] = k
-        row[cards] = np.arange(len(cards))
-    return Stepped(out, steps, step, row)
+    return sets
 
 
 def one_gpu_estimate(

@@ -393,6 +393,29 @@ def _price(c: Candidate) -> float | None:
     return price if price is not None else costs.upfront(c.cost, c.acquisition)
 
 
+# The throughput bound's own slack (tests/recommend/test_fast_paths.py holds an estimate
+# within 1e-12 of it) and then some: a proof of domination never rests on the last bits.
+_BOUND_SLACK = 1.0 + 1e-9
+
+
+def outruns(a: Candidate) -> tuple[float, float] | None:
+    """(throughput, price): ``a`` dominates (``_dominates``) any configuration of its unit at
+    most that fast and priced above that, whatever that one's memory and latency, as ``a`` is
+    not tight and meets any latency target (neither can be what the other buys); None where
+    it is tight, misses the target or has no price to compare."""
+    price = _price(a)
+    if price is None or _tight(a) or a.meets_latency is False:
+        return None
+    return a.perf.throughput * FASTEST_TIE / _BOUND_SLACK, price
+
+
+def dominated_by(edge: tuple[float, float] | None, bound: float, price: float | None) -> bool:
+    """Whether a configuration of the unit of the one ``edge`` is of (``outruns``) is dominated
+    by it, at most ``bound`` fast (a throughput bound) at ``price`` (one its speed does not
+    move: the job has no length)."""
+    return edge is not None and price is not None and bound <= edge[0] and price > edge[1]
+
+
 def _weighed(c: Candidate) -> bool:
     """Whether balanced trades ``c``'s speed against its money within its card: a training
     job with a rented cost to finish (a length, an hourly price) where renting is asked.

@@ -549,6 +549,11 @@ class _Card:
     results: list[ev.ConfigResult | None]
     index: int
     chosen: rank.Candidate
+    # configurations a row listed before them surely dominates, not finished (``_Proofs``):
+    # left out of its alternatives, counted among those left out
+    dominated: set[int] = dataclasses.field(default_factory=set)
+    # the catalog's columns and the card's row in them, where its plan is theirs (fleet.plan)
+    columns: tuple[fleet.Snapshot, int] | None = None
 
     @classmethod
     def first(cls, gpu: GpuSpec, ctx: ev.Context) -> _Card | ev.Exclusion:
@@ -589,7 +594,7 @@ class _Card:
         not evaluated yet, one by one: ``_evaluate_rest`` evaluates several cards' at once)."""
         alts = []
         for i, cfg in enumerate(self.planned):
-            if i == self.index:
+            if i == self.index or i in self.dominated:
                 continue
             r = self.results[i]
             if r is None:
@@ -602,23 +607,117 @@ class _Card:
 def _evaluate_rest(cards: list[_Card], ctx: ev.Context) -> None:
     """Every configuration of ``cards`` not evaluated yet (what their alternatives list),
     evaluated as ``ev.evaluate`` does, to the last bit: each admitted in turn, then the admitted
-    ones finished together (ev.finish_all: their LLM inference steps taken at once)."""
-    slots: list[tuple[list[ev.ConfigResult | None], int]] = []
+    ones finished together (ev.finish_all: their LLM inference steps taken at once), but for
+    those a row's alternatives surely leave out (``_Proofs``): the card's chosen one dominates
+    them, or the first of the others, finished first where that may prove later ones."""
+    slots: list[tuple[_Card, int]] = []
     admitted: list[ev.Admitted] = []
+    groups: list[list[int]] = []  # each card's slots, in plan order (its alternatives' order)
     for card in cards:
         results = card.results
+        group = []
         for i, cfg in enumerate(card.planned):
             if i == card.index or results[i] is not None:
                 continue
             a = ev.admit(cfg, ctx)
             if isinstance(a, ev.Admitted):
-                slots.append((results, i))
+                group.append(len(slots))
+                slots.append((card, i))
                 admitted.append(a)
             else:
                 results[i] = a
+        if group:
+            groups.append(group)
+    proofs = _Proofs.of([c for c, _ in slots], admitted, ctx)
+    firsts: list[tuple[int, list[int]]] = []  # (slot, the card's later ones)
+    for group in groups:
+        left = proofs.prove(slots[group[0]][0].chosen, group)
+        if len(left) > 1 and proofs.may_prove(left[1:]):
+            firsts.append((left[0], left[1:]))
     # the words of alternatives: none shown (s.AlternativeOut), none worked out
-    for (results, i), r in zip(slots, ev.finish_all(admitted, ctx, words=False), strict=True):
-        results[i] = r
+    done = ev.finish_all([admitted[k] for k, _ in firsts], ctx, words=False)
+    for (k, later), r in zip(firsts, done, strict=True):
+        card, i = slots[k]
+        card.results[i] = r
+        if r.ok and (kept := rank.undominated(card.chosen, [rank.Candidate.of(r)])):
+            proofs.prove(kept[0], later)  # listed right after the chosen one
+    todo = []
+    for k, (card, i) in enumerate(slots):
+        if proofs.proven[k]:
+            card.dominated.add(i)
+        elif card.results[i] is None:
+            todo.append(k)
+    done = ev.finish_all([admitted[k] for k in todo], ctx, words=False)
+    for k, r in zip(todo, done, strict=True):
+        card, i = slots[k]
+        card.results[i] = r
+
+
+@dataclass(slots=True)
+class _Proofs:
+    """What proves an admitted configuration dominated (rank.dominated_by) whatever finishing
+    it would find, so that its row's alternatives leave it out as rank.undominated would,
+    without its estimate: an LLM inference configuration (its unit the row's) admitted with a
+    finite loose bound runs (``_census``: without costs judged, nothing after the roofline
+    excludes it) no faster than that bound, and where the job has no length its price is its
+    way in, which its speed does not move. The bounds are the catalog's columns' (fleet.
+    bounds_at: one array step for all of them, where the card's plan is theirs). At batch 4
+    most cards' extra GPUs add no speed (Llama 3 8B: 9 of the 10 rows shown list none), and
+    their estimates had been a fifth of the request."""
+
+    admitted: list[ev.Admitted]
+    ctx: ev.Context
+    bounds: list[float]  # each slot's loose bound; 0 where no proof may rest on it
+    prices: list[float | None]  # its price (``_price``), worked out when asked
+    asked: list[bool]
+    proven: list[bool]
+
+    @classmethod
+    def of(cls, cards: list[_Card], admitted: list[ev.Admitted], ctx: ev.Context) -> _Proofs:
+        n = len(admitted)
+        bounds = [0.0] * n
+        if not ctx.limits.judges_costs and ev.time_to_finish_h(ctx.work, 1.0) is None:
+            picked, rows, counts = [], [], []
+            snap: fleet.Snapshot | None = None
+            for k, (c, a) in enumerate(zip(cards, admitted, strict=True)):
+                if c.columns is None or not a.run.is_llm_inference:
+                    continue
+                if c.chosen.work.is_llm_inference:  # the unit of the rows listed before
+                    snap = c.columns[0]
+                    picked.append(k)
+                    rows.append(c.columns[1])
+                    counts.append(a.config.num_gpus)
+            found = None if snap is None else fleet.bounds_at(snap, ctx, rows, counts)
+            for k, t in zip(picked, found or [0.0] * len(picked), strict=True):
+                bounds[k] = t if t < math.inf else 0.0  # 0: no proof rests on it
+        return cls(admitted, ctx, bounds, [None] * n, [False] * n, [False] * n)
+
+    def may_prove(self, slots: list[int]) -> bool:
+        return any(self.bounds[k] > 0.0 for k in slots)
+
+    def prove(self, row: rank.Candidate, slots: list[int]) -> list[int]:
+        """The ``slots`` ``row`` (a row listed before them) does not prove dominated."""
+        edge = rank.outruns(row)
+        left = []
+        for k in slots:
+            t = self.bounds[k]
+            if not self.proven[k] and edge is not None and 0.0 < t <= edge[0]:
+                self.proven[k] = rank.dominated_by(edge, t, self._price(k, t))
+            if not self.proven[k]:
+                left.append(k)
+        return left
+
+    def _price(self, k: int, bound: float) -> float | None:
+        """The price rank._dominates compares (to finish the job, else its way in): with no
+        length, the way in (costs.upfront) at the rates it is costed at (ev.price_terms),
+        whatever its speed; None where it has none, or the job a length."""
+        if not self.asked[k]:
+            a, acquisition = self.admitted[k], self.ctx.limits.acquisition
+            terms = ev.price_terms(a.config, self.ctx)
+            if terms is not None and ev.time_to_finish_h(a.run, bound) is None:
+                self.prices[k] = costs.upfront_at(terms[0], terms[1], terms[4], acquisition)
+            self.asked[k] = True
+        return self.prices[k]
 
 
 def _admitted(
@@ -712,10 +811,13 @@ def _loose_card_bounds(plans: list[list[ev.Configuration]], ctx: ev.Context) -> 
 
 @dataclass(slots=True)
 class _Census:
-    """The cards an answer ranks without evaluating: how many, and how many have no price."""
+    """The cards an answer ranks without evaluating: how many, and how many have no price;
+    and by card (slug), how many of a row's alternatives it leaves out unfinished
+    (``_Proofs``)."""
 
     ranked: int = 0
     unpriced: int = 0
+    dominated: dict[str, int] = dataclasses.field(default_factory=dict)
 
 
 def _census(
@@ -875,6 +977,8 @@ class _Shown:
     estimate: Callable[[int], PerfEstimate | None]
     # row i's plan from the catalog's columns where they make it (fleet.plan), else None
     plan: Callable[[int], list[ev.Configuration] | None]
+    # the catalog's columns and row i's card in them
+    columns: Callable[[int], tuple[fleet.Snapshot, int] | None]
 
     def walk(self, i: int, ctx: ev.Context) -> _Card | ev.Exclusion:
         """Row ``i``'s card evaluated up to its shown configuration (``_Card.walk``); a card
@@ -886,9 +990,13 @@ class _Shown:
             est = self.estimate(i)
             if est is not None:
                 ev.keep_estimate(ctx, self.config(i), est)
-            planned = self.plan(i) or ev.plan(self.gpus[i], ctx)
+            columns = self.plan(i)
+            planned = columns or ev.plan(self.gpus[i], ctx)
             assert not isinstance(planned, ev.Exclusion)  # found as planned: it plans
-            return _Card.walk(planned, ctx, [None] * len(planned), _order(planned), 0)
+            card = _Card.walk(planned, ctx, [None] * len(planned), _order(planned), 0)
+            if columns is not None and isinstance(card, _Card):
+                card.columns = self.columns(i)
+            return card
         return _Card.walk(p.planned, ctx, p.results, p.order, p.start, p.admitted)
 
 
@@ -967,7 +1075,11 @@ def _every_shown(
     def plan(i: int) -> list[ev.Configuration] | None:
         return None if count is None else fleet.plan(snap, ctx, count, kept[i])
 
-    return _Shown(found, shown, speed, value, priced, config, estimate, plan), excluded
+    def columns(i: int) -> tuple[fleet.Snapshot, int] | None:
+        return None if done is None else (snap, kept[i])
+
+    shown_ = _Shown(found, shown, speed, value, priced, config, estimate, plan, columns)
+    return shown_, excluded
 
 
 def _bounded_balanced(
@@ -1203,7 +1315,10 @@ def _ranked(
     if lazy:
         _evaluate_rest([cards[c.gpu.slug] for c in ordered], ctx)
     for c in ordered if lazy else ():
-        others[c.gpu.slug] = cards[c.gpu.slug].alternatives()
+        card = cards[c.gpu.slug]
+        others[c.gpu.slug] = card.alternatives()
+        if card.dominated:
+            census.dominated[c.gpu.slug] = len(card.dominated)
     return ordered, cands, excluded, others, census
 
 
@@ -1294,7 +1409,7 @@ def recommend(
         out = row_fields(
             c, i, ordered[0], request.objective, work, base_tput, kept, rules, cutoff, jobs
         )
-        out["alternatives_left_out"] = len(listed) - len(kept)
+        out["alternatives_left_out"] = len(listed) - len(kept) + census.dominated.get(c.gpu.slug, 0)
         return out
 
     rows = _ROWS.validate_python([fields(c, i) for i, c in enumerate(ordered, start=1)])

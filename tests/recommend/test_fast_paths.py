@@ -114,6 +114,8 @@ def test_balanced_cards_evaluated_lazily_answer_as_the_full_evaluation(
     # every alternative compared, dominated ones too (rank.undominated, a pure function of
     # them, leaves out most of these: an LLM's extra cards at batch 1 are no faster)
     monkeypatch.setattr(rank, "undominated", lambda _chosen, others: list(others or []))
+    # ... the ones the chosen row surely dominates finished too (otherwise only counted)
+    monkeypatch.setattr(service._Proofs, "prove", lambda _self, _row, slots: list(slots))
     fast = service.recommend(req, gpus, rules, offers=offers).model_dump()
     monkeypatch.setattr(service, "_lazy", lambda _r: False)
     reference = service.recommend(req, gpus, rules, offers=offers).model_dump()
