@@ -2070,6 +2070,11 @@ class NearestOut(BaseModel):
     hourly_usd: float | None = Field(
         None, description="the top pick's price per hour, all GPUs, US dollars"
     )
+    rent_gpus_paid: int | None = Field(
+        None,
+        description="GPUs hourly_usd pays for, where the top pick rents a whole instance with "
+        "more GPUs than num_gpus",
+    )
     time_to_finish_h: float | None = Field(
         None, description="the top pick's hours to finish the job, where it has a length"
     )
@@ -2140,6 +2145,11 @@ class WhatIfOut(BaseModel):
     )
     hourly_usd: float | None = Field(
         None, description="the top pick's price per hour, all GPUs, US dollars"
+    )
+    rent_gpus_paid: int | None = Field(
+        None,
+        description="GPUs hourly_usd pays for, where the top pick rents a whole instance with "
+        "more GPUs than num_gpus",
     )
     time_to_finish_h: float | None = Field(
         None, description="the top pick's hours to finish the job, where it has a length"

@@ -318,11 +318,20 @@ def what_if(
                 same_top=(first.gpu.slug if first else None) == top,
                 purchase_usd=first.cost.purchase_usd if first else None,
                 hourly_usd=first.cost.hourly_usd if first else None,
+                rent_gpus_paid=_gpus_paid(first),
                 time_to_finish_h=first.time_to_finish_h if first else None,
                 meets_latency_target=first.meets_latency_target if first else None,
             )
         )
     return out
+
+
+def _gpus_paid(row: s.Recommendation | None) -> int | None:
+    """The GPUs a row's hourly price pays for (its instances' GPUs), where more than it uses."""
+    if row is None or row.offer is None:
+        return None
+    paid = row.offer.gpus * row.offer.instances
+    return paid if paid > row.num_gpus else None
 
 
 def _within(row: s.Recommendation | None, request: s.RecommendationRequest) -> bool:
@@ -345,7 +354,11 @@ def price_note(v: s.NearestOut | s.WhatIfOut, acquisition: str) -> str:
     if acquisition in ("buy", "either") and v.purchase_usd is not None:
         parts.append(f"${v.purchase_usd:,.0f} to buy")
     if acquisition in ("rent", "either") and v.hourly_usd is not None:
-        parts.append(f"${v.hourly_usd:,.2f}/h to rent")
+        # the price of the whole instance it rents: "3 × MI300X ($9.96/h to rent)" had read as
+        # three GPUs' price where the only offer is a 4-GPU instance
+        paid = v.rent_gpus_paid
+        whole = f" a whole {paid}-GPU instance" if paid and paid > (v.num_gpus or 1) else ""
+        parts.append(f"${v.hourly_usd:,.2f}/h to rent{whole}")
     return f" ({' or '.join(parts)})" if parts else ""
 
 
@@ -452,6 +465,7 @@ def empty_answer(
             can_run=v.can_run,
             purchase_usd=v.purchase_usd,
             hourly_usd=v.hourly_usd,
+            rent_gpus_paid=v.rent_gpus_paid,
             time_to_finish_h=v.time_to_finish_h,
         )
         for v in helps
