@@ -41,7 +41,7 @@ if str(ROOT) not in sys.path:
 from app.catalog.loader import read_gpu_specs  # noqa: E402
 from app.domain import bands, compat, conformal, llm_step, perf, rank  # noqa: E402
 from app.domain.calibration import Calibration  # noqa: E402
-from app.domain.efficiency import EfficiencyTable  # noqa: E402
+from app.domain.efficiency import EfficiencyTable, covered_sets  # noqa: E402
 from app.domain.evaluate import derived_peak  # noqa: E402
 from app.domain.gpu import GpuSpec  # noqa: E402
 from app.domain.workload import ModelSpec, WorkloadSpec, guidance_distilled  # noqa: E402
@@ -1405,10 +1405,7 @@ def _table_of(rows: list[CalRow], extrapolation: list[ExtrapolationScore]) -> Ef
         bands={(b.regime, b.vendor): (b.low, b.high) for b in scores},
         centres={(b.regime, b.vendor): b.bias for b in scores},
         # the runtimes and architectures as the file's reader takes them: off the pairs
-        covered={
-            regime: (frozenset(p), frozenset(a for archs in p.values() for a in archs))
-            for regime, p in pairs.items()
-        },
+        covered={regime: covered_sets(p) for regime, p in pairs.items()},
         covered_pairs={
             regime: frozenset((rt, a) for rt, archs in p.items() for a in archs)
             for regime, p in pairs.items()

@@ -17,6 +17,7 @@ Pure: the table is parsed from plain dicts; the caller reads the file.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -859,14 +860,22 @@ def parse_table(doc: dict[str, Any]) -> EfficiencyTable:
     )
 
 
+def covered_sets(
+    pairs: Mapping[str, Iterable[str] | None],
+) -> tuple[frozenset[str], frozenset[str]]:
+    """The (runtimes, architectures) a regime's runtime → architectures ``pairs`` cover: the
+    one reading of them, the file's reader's and benchmarks/accuracy.py's alike."""
+    archs = (a for by_rt in pairs.values() for a in by_rt or ())
+    return frozenset(str(r) for r in pairs), frozenset(str(a) for a in archs)
+
+
 def _covered(block: dict[str, Any]) -> tuple[frozenset[str], frozenset[str]]:
     """A regime's covered (runtimes, architectures): the runtimes its ``pairs`` name and the
     architectures they ran on, which benchmarks/accuracy.py writes alone (each fact once); a
     block that lists them (written before the pairs, or without them) as it lists them."""
     pairs = block.get("pairs")
     if isinstance(pairs, dict) and "runtimes" not in block and "architectures" not in block:
-        archs = (a for by_rt in pairs.values() for a in by_rt or ())
-        return frozenset(str(r) for r in pairs), frozenset(str(a) for a in archs)
+        return covered_sets(pairs)
     return (
         frozenset(str(r) for r in block.get("runtimes") or ()),
         frozenset(str(a) for a in block.get("architectures") or ()),

@@ -421,7 +421,7 @@ def bounds_at(
     """``ev.loose_bounds`` of card ``cards[j]``'s configuration at ``counts[j]`` GPUs as
     ``plan`` makes it (the job as asked, its gate's variant), stepped from the snapshot's
     card rows as ``stepped`` steps them (a card may come more than once); None where
-    ``stepped`` would be (the caller then asks ``ev.loose_bounds``)."""
+    ``stepped`` would be (the caller then proves nothing from them)."""
     at = np.array(cards, np.intp)
     n = np.array(counts, np.float64)
     on = np.zeros(len(snap.gpus), bool)

@@ -1011,11 +1011,11 @@ class _Shown:
             est = self.estimate(i)
             if est is not None:
                 ev.keep_estimate(ctx, self.config(i), est)
-            columns = self.plan(i)
-            planned = columns or ev.plan(self.gpus[i], ctx)
+            from_columns = self.plan(i)
+            planned = from_columns or ev.plan(self.gpus[i], ctx)
             assert not isinstance(planned, ev.Exclusion)  # found as planned: it plans
             card = _Card.walk(planned, ctx, [None] * len(planned), _order(planned), 0)
-            if columns is not None and isinstance(card, _Card):
+            if from_columns is not None and isinstance(card, _Card):
                 card.columns = self.columns(i)
             return card
         return _Card.walk(p.planned, ctx, p.results, p.order, p.start, p.admitted)

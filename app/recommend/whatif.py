@@ -356,8 +356,9 @@ def price_note(v: s.NearestOut | s.WhatIfOut, acquisition: str) -> str:
     if acquisition in ("rent", "either") and v.hourly_usd is not None:
         # the price of the whole instance it rents: "3 × MI300X ($9.96/h to rent)" had read as
         # three GPUs' price where the only offer is a 4-GPU instance
+        # (set only where it is more than the GPUs used: whatif._gpus_paid)
         paid = v.rent_gpus_paid
-        whole = f" a whole {paid}-GPU instance" if paid and paid > (v.num_gpus or 1) else ""
+        whole = f" a whole {paid}-GPU instance" if paid else ""
         parts.append(f"${v.hourly_usd:,.2f}/h to rent{whole}")
     return f" ({' or '.join(parts)})" if parts else ""
 
