@@ -1383,7 +1383,7 @@ def _walk(
                 break
             continue
         variant = (g, key)
-        unsplit = _unsplit(gpu, run, g.backend, ctx)
+        unsplit = unsplit_counts(gpu, run, g.backend, ctx)
         batch = ctx.work.batch_size
         out += [
             # positional, in field order (gpu, count, savers, micro-batch, variant): several
@@ -1713,10 +1713,11 @@ def _gated(
     return g, run, max_n, allowed
 
 
-def _unsplit(gpu: GpuSpec, run: WorkloadSpec, backend: str, ctx: Context) -> frozenset[int]:
+def unsplit_counts(gpu: GpuSpec, run: WorkloadSpec, backend: str, ctx: Context) -> frozenset[int]:
     """The counts of COUNTS whose tensor-parallel degree cannot split the heads of ``run``'s
     model (llm_step.replica_split_error): the same for every card whose runtime spans GPUs
-    alike, so built once per request and span."""
+    alike, so built once per request and span. ``plan`` never lays a card out on one, and
+    the catalog's columns (app/domain/fleet.py) leave such a count to it."""
     if not run.is_llm_inference:
         return frozenset()
     prof = perf.profile_for(gpu, run, backend, "decode")

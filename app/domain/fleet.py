@@ -275,6 +275,14 @@ def first_counts(snap: Snapshot, ctx: ev.Context) -> NDArray[np.int64] | None:
                 k = m
                 break
         n[j] = k
+    # a count whose tensor-parallel degree cannot split the model's heads under the card's
+    # runtime (ev.unsplit_counts) is left to plan, which takes the next that can or leaves
+    # the card out: the columns had run Phi-4 on 4 and 8 GPUs under vLLM, whose 10 KV heads
+    # split over neither
+    for j in np.flatnonzero((n > 1) & llm).tolist():
+        i, w = int(more[j]), int(snap.variant[more[j]])
+        if int(n[j]) in ev.unsplit_counts(snap.gpus[i], runs[w], snap.variants[w][1], ctx):
+            n[j] = 0
     # the memory per GPU of each card's variant at its count (each pair's asked once, the
     # cards that share it read it), against the card's usable memory: one comparison of columns
     some = np.flatnonzero(n > 0)
@@ -354,7 +362,14 @@ def plan(
     top = 1 if snap.single[i] else ctx.limits.max_gpus
     gpu, variant = snap.gpus[i], (snap.gates[i], key)
     counts = ev.COUNTS if n in ev.COUNTS else (n, *ev.COUNTS)  # a layer split's fewest
-    return [ev.Configuration(gpu, k, (), None, variant) for k in counts if n <= k <= top]
+    # never a tensor-parallel degree the runtime cannot split the model's heads over (Phi-4's
+    # 10 KV heads under vLLM: not 4 or 8 GPUs), as plan skips it
+    unsplit = ev.unsplit_counts(gpu, ev.job_variant(ctx, key), v[1], ctx)
+    return [
+        ev.Configuration(gpu, k, (), None, variant)
+        for k in counts
+        if n <= k <= top and k not in unsplit
+    ]
 
 
 def one_device_misfit(snap: Snapshot, ctx: ev.Context, i: int) -> ev.Exclusion | None:
