@@ -1720,8 +1720,17 @@ def unsplit_counts(gpu: GpuSpec, run: WorkloadSpec, backend: str, ctx: Context) 
     the catalog's columns (app/domain/fleet.py) leave such a count to it."""
     if not run.is_llm_inference:
         return frozenset()
-    prof = perf.profile_for(gpu, run, backend, "decode")
     m = run.model
+    whole = ("unsplit", m.num_heads, m.num_kv_heads, m.attention)
+    if ctx.memo.get(whole) is None:
+        # whether the heads split over every degree a span reaches (llm_step.span: up to a
+        # server's GPUs), which most models' do: then no card's runtime profile is read
+        ctx.memo[whole] = all(
+            llm_step.head_split_error(m, min(k, topology.NODE_GPUS)) is None for k in COUNTS
+        )
+    if ctx.memo[whole]:
+        return frozenset()
+    prof = perf.profile_for(gpu, run, backend, "decode")
     key = ("unsplit", m.num_heads, m.num_kv_heads, m.attention, prof.span)
     hit: frozenset[int] | None = ctx.memo.get(key)
     if hit is None:
