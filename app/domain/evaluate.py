@@ -1713,23 +1713,28 @@ def _gated(
     return g, run, max_n, allowed
 
 
+def heads_split_everywhere(run: WorkloadSpec, ctx: Context) -> bool:
+    """Whether ``run``'s model's heads split over every tensor-parallel degree a runtime's span
+    reaches (llm_step.span: up to a server's GPUs), as most models' do: then no count is
+    unsplit under any runtime, and no card's profile need be read (``unsplit_counts``)."""
+    m = run.model
+    key = ("unsplit", m.num_heads, m.num_kv_heads, m.attention)
+    hit: bool | None = ctx.memo.get(key)
+    if hit is None:
+        hit = ctx.memo[key] = all(
+            llm_step.head_split_error(m, min(k, topology.NODE_GPUS)) is None for k in COUNTS
+        )
+    return hit
+
+
 def unsplit_counts(gpu: GpuSpec, run: WorkloadSpec, backend: str, ctx: Context) -> frozenset[int]:
     """The counts of COUNTS whose tensor-parallel degree cannot split the heads of ``run``'s
     model (llm_step.replica_split_error): the same for every card whose runtime spans GPUs
     alike, so built once per request and span. ``plan`` never lays a card out on one, and
     the catalog's columns (app/domain/fleet.py) leave such a count to it."""
-    if not run.is_llm_inference:
+    if not run.is_llm_inference or heads_split_everywhere(run, ctx):
         return frozenset()
     m = run.model
-    whole = ("unsplit", m.num_heads, m.num_kv_heads, m.attention)
-    if ctx.memo.get(whole) is None:
-        # whether the heads split over every degree a span reaches (llm_step.span: up to a
-        # server's GPUs), which most models' do: then no card's runtime profile is read
-        ctx.memo[whole] = all(
-            llm_step.head_split_error(m, min(k, topology.NODE_GPUS)) is None for k in COUNTS
-        )
-    if ctx.memo[whole]:
-        return frozenset()
     prof = perf.profile_for(gpu, run, backend, "decode")
     key = ("unsplit", m.num_heads, m.num_kv_heads, m.attention, prof.span)
     hit: frozenset[int] | None = ctx.memo.get(key)

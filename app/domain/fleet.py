@@ -275,14 +275,7 @@ def first_counts(snap: Snapshot, ctx: ev.Context) -> NDArray[np.int64] | None:
                 k = m
                 break
         n[j] = k
-    # a count whose tensor-parallel degree cannot split the model's heads under the card's
-    # runtime (ev.unsplit_counts) is left to plan, which takes the next that can or leaves
-    # the card out: the columns had run Phi-4 on 4 and 8 GPUs under vLLM, whose 10 KV heads
-    # split over neither
-    for j in np.flatnonzero((n > 1) & llm).tolist():
-        i, w = int(more[j]), int(snap.variant[more[j]])
-        if int(n[j]) in ev.unsplit_counts(snap.gpus[i], runs[w], snap.variants[w][1], ctx):
-            n[j] = 0
+    _leave_unsplit(snap, ctx, runs, n, more, which, llm)
     # the memory per GPU of each card's variant at its count (each pair's asked once, the
     # cards that share it read it), against the card's usable memory: one comparison of columns
     some = np.flatnonzero(n > 0)
@@ -294,6 +287,31 @@ def first_counts(snap: Snapshot, ctx: ev.Context) -> NDArray[np.int64] | None:
     held = per_gpu <= snap.avail[more[some]]
     count[more[some[held]]] = n[some[held]]
     return count
+
+
+def _leave_unsplit(
+    snap: Snapshot,
+    ctx: ev.Context,
+    runs: list[WorkloadSpec],
+    n: NDArray[np.int64],
+    more: NDArray[np.intp],
+    which: NDArray[np.intp],
+    llm: NDArray[np.bool_],
+) -> None:
+    """``first_counts``' counts ``n`` of cards ``more`` (variants ``which``) set to 0 where the
+    count's tensor-parallel degree cannot split the model's heads under the card's runtime
+    (ev.unsplit_counts), so that plan takes the next count that can or leaves the card out:
+    the columns had run Phi-4 on 4 and 8 GPUs under vLLM, whose 10 KV heads split over
+    neither."""
+    multi = np.flatnonzero((n > 1) & llm)
+    split = {w: ev.heads_split_everywhere(runs[w], ctx) for w in set(which[multi].tolist())}
+    for j in multi.tolist():
+        w = int(which[j])
+        if split[w]:
+            continue  # most models: every count splits
+        unsplit = ev.unsplit_counts(snap.gpus[int(more[j])], runs[w], snap.variants[w][1], ctx)
+        if int(n[j]) in unsplit:
+            n[j] = 0
 
 
 def _splits(ctx: ev.Context, snap: Snapshot, i: int) -> bool:
