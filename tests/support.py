@@ -206,3 +206,41 @@ def stored_rows(database_url: str, model: type[Any]) -> int:
             return int(conn.scalar(select(func.count()).select_from(model)) or 0)
     finally:
         engine.dispose()
+
+
+def preset_step_ops(preset: str, task: str, batch: int) -> list[Any]:
+    """The operator path's ops of one step of ``preset`` (bf16, flash attention, 2-byte
+    activations) at ``batch``, as shipped (perf.step_ops); skips the test where the data has
+    no such preset, and is empty where the model has no operator table."""
+    import pytest
+
+    from app.domain import perf
+    from app.domain.workload import WorkloadSpec
+    from app.recommend.presets import load_presets
+    from app.shipped.rules import load_efficiency
+
+    data = ROOT / "data"
+    presets = load_presets(data)
+    if preset not in presets:
+        pytest.skip(f"no {preset} preset")
+    work = WorkloadSpec(
+        task=task,
+        model=presets[preset].model,
+        precision="bf16",
+        batch_size=batch,
+        efficiency=load_efficiency(data),
+    )
+    return perf.step_ops(work, True, 2.0) or []
+
+
+def lazy_and_full(
+    monkeypatch: Any, req: Any, gpus: Any, rules: Any, offers: Any
+) -> tuple[Any, Any]:
+    """A request's answer as the service gives it (``_lazy``: bounded, columns, proofs) and as
+    evaluating every configuration gives it, both dumped: what the fast paths must equal."""
+    from app.recommend import service
+
+    fast = service.recommend(req, gpus, rules, offers=offers).model_dump()
+    monkeypatch.setattr(service, "_lazy", lambda _r: False)
+    full = service.recommend(req, gpus, rules, offers=offers).model_dump()
+    return fast, full

@@ -13,11 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from app.domain import kernels, perf
+from app.domain import kernels
 from app.domain.operators import GEMM, MEMORY, Op
-from app.domain.workload import WorkloadSpec
-from app.recommend.presets import load_presets
-from app.shipped.rules import load_efficiency
+from tests.support import preset_step_ops
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 
@@ -80,17 +78,7 @@ def _prepare_scalar(
 
 
 def _ops(preset: str, task: str, batch: int) -> list[Op]:
-    presets = load_presets(DATA)
-    if preset not in presets:
-        pytest.skip(f"no {preset} preset")
-    work = WorkloadSpec(
-        task=task,
-        model=presets[preset].model,
-        precision="bf16",
-        batch_size=batch,
-        efficiency=load_efficiency(DATA),
-    )
-    ops = perf.step_ops(work, True, 2.0)
+    ops = preset_step_ops(preset, task, batch)
     if not ops:
         pytest.skip(f"{preset} has no operator table")
     return ops

@@ -31,6 +31,7 @@ from app.domain.operators import (
 from app.domain.workload import WorkloadSpec
 from app.recommend.presets import load_presets
 from app.shipped.rules import load_efficiency
+from tests.support import preset_step_ops
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 GPUS = [
@@ -59,17 +60,7 @@ EDGES: list[kernels.Shape] = [
 
 
 def _ops(preset: str, task: str, batch: int) -> list[Op]:
-    presets = load_presets(DATA)
-    if preset not in presets:
-        pytest.skip(f"no {preset} preset")
-    work = WorkloadSpec(
-        task=task,
-        model=presets[preset].model,
-        precision="bf16",
-        batch_size=batch,
-        efficiency=load_efficiency(DATA),
-    )
-    return perf.step_ops(work, True, 2.0) or []
+    return preset_step_ops(preset, task, batch)
 
 
 def _scalar(shapes: list[kernels.Shape], sms: int | None, tc: bool, bal: float | None) -> list:

@@ -15,6 +15,7 @@ from app.domain import evaluate as ev
 from app.domain import fleet, perf, rank
 from app.recommend import schemas as s
 from app.recommend import service
+from tests.support import lazy_and_full
 
 
 def _configurations(
@@ -116,9 +117,7 @@ def test_balanced_cards_evaluated_lazily_answer_as_the_full_evaluation(
     monkeypatch.setattr(rank, "undominated", lambda _chosen, others: list(others or []))
     # ... the ones the chosen row surely dominates finished too (otherwise only counted)
     monkeypatch.setattr(service._Proofs, "prove", lambda _self, _row, slots: list(slots))
-    fast = service.recommend(req, gpus, rules, offers=offers).model_dump()
-    monkeypatch.setattr(service, "_lazy", lambda _r: False)
-    reference = service.recommend(req, gpus, rules, offers=offers).model_dump()
+    fast, reference = lazy_and_full(monkeypatch, req, gpus, rules, offers)
     assert fast == reference
     assert any(r["alternatives"] for r in fast["recommendations"])
 

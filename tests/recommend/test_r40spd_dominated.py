@@ -13,6 +13,7 @@ from app.domain import evaluate as ev
 from app.domain import fleet, rank
 from app.recommend import schemas as s
 from app.recommend import service
+from tests.support import lazy_and_full
 
 BODIES: list[dict[str, Any]] = [
     {"workload": {"preset": "llama-3-8b", "task": "inference", "batch_size": 4}},
@@ -64,9 +65,7 @@ def test_alternatives_counted_unfinished_answer_as_the_full_evaluation(
 ) -> None:
     gpus, offers, rules = catalog
     req = s.RecommendationRequest.model_validate(body)
-    fast = service.recommend(req, gpus, rules, offers=offers).model_dump()
-    monkeypatch.setattr(service, "_lazy", lambda _r: False)
-    reference = service.recommend(req, gpus, rules, offers=offers).model_dump()
+    fast, reference = lazy_and_full(monkeypatch, req, gpus, rules, offers)
     assert fast == reference
 
 
