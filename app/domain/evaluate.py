@@ -1278,6 +1278,7 @@ def plan(gpu: GpuSpec, ctx: Context) -> list[Configuration] | Exclusion:
     # (GPUs, batch, per, fewest that hold it): too few samples to feed them
     starved: tuple[int, int, int, int] | None = None
     total1: float | None = None
+    heads: tuple[int, GpuSpec, WorkloadSpec, str] | None = None
     plain: set[int] = set()  # counts the first ladder holds with no saver at all
     ladders = _ladders(ctx, run, allowed)
     for i, steps in enumerate(ladders):
@@ -1299,11 +1300,14 @@ def plan(gpu: GpuSpec, ctx: Context) -> list[Configuration] | Exclusion:
             out = [c for c in out if c.savers or c.num_gpus not in again]
         out += found
         starved = starved or walk.starved
+        heads = heads or walk.heads
         if walk.total1 is not None:
             total1 = walk.total1 if total1 is None else min(total1, walk.total1)
     if not out:
         if lay is not None:
             return _too_big_layout(gpu, ctx, run, g, lay, exact or max_n)
+        if heads is not None:
+            return _unsplit(ctx, max_n, total1, *heads)
         return _starved(gpu, *starved) if starved else too_big(gpu, ctx, run, total1, max_n)
     _as_copies(out, ctx, run)
     return _whole_replicas(out, ctx)
@@ -1315,6 +1319,9 @@ class _Walk:
     # (GPUs, batch, per, fewest that hold the job): more GPUs than samples to feed
     starved: tuple[int, int, int, int] | None
     total1: float | None  # the least one GPU would need, every saver of the ladder applied
+    # (fewest GPUs that hold the job, the card, the job, its backend): each count that holds it
+    # is one whose tensor parallelism cannot split the model's heads
+    heads: tuple[int, GpuSpec, WorkloadSpec, str] | None = None
 
 
 def _walk(
@@ -1333,6 +1340,7 @@ def _walk(
     exact = ctx.limits.exact_gpus
     out: list[Configuration] = []
     starved: tuple[int, int, int, int] | None = None
+    heads: tuple[int, GpuSpec, WorkloadSpec, str] | None = None
     fewest: int | None = None  # fewest cards any earlier step needed
     total1: float | None = None
     for savers, micro in steps:
@@ -1385,6 +1393,7 @@ def _walk(
         variant = (g, key)
         unsplit = unsplit_counts(gpu, run, g.backend, ctx)
         batch = ctx.work.batch_size
+        before = len(out)
         out += [
             # positional, in field order (gpu, count, savers, micro-batch, variant): several
             # per card, and keywords cost twice as much
@@ -1394,10 +1403,14 @@ def _walk(
             for k in (COUNTS if n in COUNTS else (n, *COUNTS))
             if n <= k <= min(top, _fed(run, micro, per)) and k not in unsplit
         ]
+        if len(out) == before and unsplit:
+            # every count that holds the job is one the runtime's tensor parallelism cannot
+            # split the heads over: the reason is the heads, not the memory
+            heads = heads or (n, gpu, run, g.backend)
         fewest = n
         if n == 1:
             break
-    return _Walk(out, starved, total1)
+    return _Walk(out, starved, total1, heads)
 
 
 def _holds(ctx: Context, c: Configuration) -> bool:
@@ -1765,6 +1778,34 @@ def _unfed(n: int, exact: int | None, most: int) -> int | None:
     fewest ``n``, or the ``exact`` count asked where that holds the job."""
     count = exact if exact is not None and exact >= n else n
     return count if count > most else None
+
+
+def _unsplit(
+    ctx: Context,
+    max_n: int,
+    total1: float | None,
+    n: int,
+    gpu: GpuSpec,
+    run: WorkloadSpec,
+    backend: str,
+) -> Exclusion:
+    """Why LLM inference that ``n`` or more GPUs hold by memory has no layout: the runtime's
+    tensor parallelism cannot split the model's heads over any count that holds it, and the
+    counts that can split them are too few GPUs to hold it. Said as a misfit, so that the
+    levers of one (a smaller format, other cards) are offered as for any other."""
+    said = runtime_name(run.runtime) if run.runtime else "the runtime"
+    unsplit = unsplit_counts(gpu, run, backend, ctx)
+    splits = [str(k) for k in COUNTS if k < n and k not in unsplit and k <= max_n]
+    need1, _ = shown_memory(gpu, run, total1)
+    fewer = f"{', '.join(splits[:-1])} or {splits[-1]}" if len(splits) > 1 else "".join(splits)
+    held = f"; over {fewer} GPU{'' if fewer == '1' else 's'}, which it can, it does not fit"
+    return Exclusion(
+        "does_not_fit",
+        f"needs {gib(need1)} GiB on one GPU; {n} GPUs of {gib(claimed_gb(gpu, run))} GiB usable "
+        f"would hold it, but {said} cannot split the model over {n}: "
+        f"{_head_split(gpu, run, backend, n)}{held if splits else ''} (a layer split, as "
+        "llama.cpp runs one, has no such rule)",
+    )
 
 
 def _starved(gpu: GpuSpec, n: int, batch: int, per: int, fewest: int) -> Exclusion:
