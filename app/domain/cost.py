@@ -6,6 +6,7 @@ Unknown prices stay ``None`` all the way through; nothing is ever priced at zero
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Iterable, Iterator, KeysView, Mapping
 from dataclasses import dataclass, field
 from datetime import date
@@ -376,11 +377,15 @@ class CloudOffer:
         return seen_text(self.usd_per_gpu_hour, self.provider, self.source, self.as_of)
 
 
+# "owner/repo path/to/file.ext": how a source in a repository's file is titled (data/gpus)
+_REPO_FILE = re.compile(r"([\w.-]+/[\w.-]+) [\w./-]+\.\w+")
+
+
 def seen_text(usd_per_gpu_hour: float, provider: str | None, source: str, as_of: str) -> str:
     """A price seen elsewhere as it is shown, never as an offer: seen at $x (source, date). The
-    source by its name, the part of its title before the first ": " or " (" (a repository
-    file's path, a page's title); the offers API keeps the whole title. The recommendation's
-    quoted offers and a catalog entry's own quoted `cloud_price` read alike."""
+    source by its name, the part of its title before the first ": " or " (" (a page's title;
+    a repository's file by its repository); the offers API keeps the whole title. The
+    recommendation's quoted offers and a catalog entry's own quoted `cloud_price` read alike."""
     per = f"${usd_per_gpu_hour:,.3g}/h per GPU"
     name = source.split(": ", 1)[0].split(" (", 1)[0]
     if name.startswith(("http://", "https://")):
@@ -389,6 +394,11 @@ def seen_text(usd_per_gpu_hour: float, provider: str | None, source: str, as_of:
         host, _, path = name.split("://", 1)[1].partition("/")
         leaf = path.rstrip("/").rsplit("/", 1)[-1]
         name = f"{host}/…/{leaf}" if leaf else host
+    repo = _REPO_FILE.fullmatch(name)
+    if repo is not None:
+        # a file of a repository ("owner/repo path/to/NOTE.md") read as a path, not as who
+        # said it: the owner's note is what the price rests on
+        name = f"a note in the repository {repo[1]}"
     where = f" on {provider}" if provider else ""
     return f"seen at {per}{where} ({name}, {as_of})"
 

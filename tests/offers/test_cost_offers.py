@@ -336,7 +336,12 @@ def test_a_quoted_price_names_its_source_by_the_head_of_its_title() -> None:
     )
     path = "DS436/sanskrit-token RENTING_A_GPU.md: GPU rental prices read 2026-09-09"
     quoted = offer("vast", "1x 4090", 1, 0.282, accelerator=None, quoted=True, source=path)
-    assert "(DS436/sanskrit-token RENTING_A_GPU.md, 2026-11-30)" in quoted.seen_text
+    # a repository's file by the repository, not its path (the fortieth session's audit)
+    assert "(a note in the repository DS436/sanskrit-token, 2026-11-30)" in quoted.seen_text
+    # a title that only starts like one is left as written
+    title = "AMD/ATI pricing notes for 2026: a blog"
+    quoted = offer("vast", "1x 4090", 1, 0.282, accelerator=None, quoted=True, source=title)
+    assert "(AMD/ATI pricing notes for 2026, 2026-11-30)" in quoted.seen_text
 
 
 def test_a_quoted_price_at_a_bare_address_names_its_host_and_file() -> None:
