@@ -734,6 +734,12 @@ def resolve_workload(w: s.WorkloadIn, data_dir: Path = DATA_DIR) -> tuple[Worklo
         warnings += _long_context_words(long, seq_len + (out_tokens if inference else 0))
     if w.latency_target_ms is not None and not inference:
         warnings.append("latency_target_ms only applies to inference; ignored")
+    if w.output_tokens is not None and not inference:
+        # a training sample's tokens are its seq_len: 512 asked on a fine-tune had been
+        # dropped without a word
+        warnings.append(
+            "output_tokens only applies to inference (training samples are seq_len tokens); ignored"
+        )
     if w.lora_rank is not None and peft == "none":
         # the adapters' rank, as latency_target_ms on training: said, not silently dropped
         warnings.append("lora_rank only applies to peft 'lora' or 'qlora'; ignored")

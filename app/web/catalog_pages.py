@@ -439,7 +439,7 @@ def _compare_workload(
     sizes: dict[str, int] | None = None,
 ) -> list[Any]:
     """The same job on one configuration of each GPU: fit, throughput, cost, from the engine
-    (``sizes``: the batch size and sequence length asked, else the preset's)."""
+    (``sizes``: the batch size, sequence length and output tokens asked, else the preset's)."""
     out = []
     for slug in slugs:
         work = rs.WorkloadIn(preset=preset, task=task, peft=peft, **(sizes or {}))
@@ -450,14 +450,19 @@ def _compare_workload(
 
 # The job sizes the comparison takes from a question (the answer page's link carries those
 # asked), and their words in an error.
-JOB_SIZES = {"batch_size": "Batch size", "seq_len": "Sequence length"}
-JOB_SIZE_MAX = {"batch_size": rs.MAX_BATCH_SIZE, "seq_len": rs.MAX_SEQ}
+JOB_SIZES = {
+    "batch_size": "Batch size",
+    "seq_len": "Sequence length",
+    "output_tokens": "Output tokens",
+}
+JOB_SIZE_MAX = {"batch_size": rs.MAX_BATCH_SIZE, "seq_len": rs.MAX_SEQ, "output_tokens": rs.MAX_SEQ}
 
 
 def _job_sizes(request: Request) -> tuple[dict[str, int], dict[str, str]]:
-    """The batch size and sequence length asked (blank: the preset's), and what is wrong with
-    each bad one, by field; their bounds are the workload's own (rs.WorkloadIn). Checked
-    whether or not a preset is chosen: "abc" with no preset had been dropped without a word."""
+    """The batch size, sequence length and output tokens asked (blank: the preset's), and what
+    is wrong with each bad one, by field; their bounds are the workload's own (rs.WorkloadIn).
+    Checked whether or not a preset is chosen: "abc" with no preset had been dropped without a
+    word."""
     sizes: dict[str, int] = {}
     errors: dict[str, str] = {}
     for key, words in JOB_SIZES.items():
@@ -478,14 +483,14 @@ def _job_sizes(request: Request) -> tuple[dict[str, int], dict[str, str]]:
 
 def _job_error_field(exc: InvalidInput | NotFound, sizes: dict[str, int]) -> str:
     """The comparison's field an engine refusal belongs to. The prompt past the context is
-    the sequence length's even where the engine blames output_tokens (the prompt + the
-    default output overflow): this form has no output field, and the sequence length asked
-    is what the reader can change (its 422 had shown under Preset, naming neither)."""
+    the sequence length's where the engine blames output_tokens that were not asked (the
+    prompt + the preset's output overflow): the sequence length asked is what the reader
+    changed (its 422 had shown under Preset, naming neither)."""
     field = (exc.field or "").removeprefix("workload.")
+    if field == "output_tokens" and field not in sizes and "seq_len" in sizes:
+        return "seq_len"  # the preset's own output after the prompt asked
     if field in JOB_SIZES:
         return field
-    if field == "output_tokens" and "seq_len" in sizes:
-        return "seq_len"
     return "preset"
 
 

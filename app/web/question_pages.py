@@ -408,9 +408,9 @@ def _answer_page(request: Request, session: Any, settings: Settings, items: Item
 
 def _cards_href(answer: Any, req: rs.RecommendationRequest | None = None) -> str | None:
     """The top picks side by side on /compare with the preset's job (its task and PEFT, and
-    the batch size and sequence length ``req`` asked): a new user who asked a QLoRA fine-tune
-    had compared the two cards from the catalog's ticks, spec sheet only. None for serving
-    (the comparison has no load) or a custom model."""
+    the batch size, sequence length and output tokens ``req`` asked): a new user who asked a
+    QLoRA fine-tune had compared the two cards from the catalog's ticks, spec sheet only. None
+    for serving (the comparison has no load) or a custom model."""
     w = answer.workload
     slugs = list(dict.fromkeys(r.gpu.slug for r in answer.recommendations))[:3]
     if not w.preset or w.task == "serving" or len(slugs) < 2:
@@ -419,7 +419,10 @@ def _cards_href(answer: Any, req: rs.RecommendationRequest | None = None) -> str
     if w.peft and w.peft != "none":
         job.append(("peft", w.peft))
     if req is not None:  # the sizes asked, not the preset's (which /compare fills in itself)
-        for key in ("batch_size", "seq_len"):
+        # output tokens only where the job generates them (the comparison refuses them
+        # elsewhere, as the question does)
+        generated = ("output_tokens",) if w.task == "inference" else ()
+        for key in ("batch_size", "seq_len", *generated):
             if (value := getattr(req.workload, key)) is not None:
                 job.append((key, str(value)))
     return "/compare?" + urlencode(job)
