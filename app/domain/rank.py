@@ -498,7 +498,15 @@ FOUR_BIT_FORMATS = {
     "vllm": "AWQ/GPTQ",
     "sglang": "AWQ/GPTQ",
     "transformers": "AWQ/GPTQ/bitsandbytes",
+    # trtllm-serve runs pre-quantised checkpoints: Model Optimizer's INT4-AWQ export, not an
+    # AutoAWQ or GGUF file (deploy._needs says the same on a 4-bit serving row)
+    "tensorrt-llm": "INT4-AWQ, a Model Optimizer export",
 }
+# The graph frameworks load no AWQ, GPTQ or GGUF weights (the service refuses such a format
+# under them: "loads in PyTorch runtimes and llama.cpp"), so their rows' tip names where the
+# 4-bit weights run instead of promising them in place.
+FOUR_BIT_ELSEWHERE = "AWQ/GPTQ under Transformers or vLLM, or GGUF Q4_K_M under llama.cpp; not {}"
+GRAPH_FRAMEWORK_RUNTIMES = ("tensorflow", "tensorflow-xla", "jax")
 # Apple GPUs: Transformers' AWQ and GPTQ kernels have no Metal backend (data/frameworks.yaml
 # `transformers-weights:awq`, Hugging Face's quantization overview), so a Mac row under any
 # runtime but MLX or llama.cpp names the two that run 4-bit weights there (a 70B-on-a-Mac
@@ -584,21 +592,43 @@ class JobTerms:
         return terms
 
 
-def four_bit_tip(c: Candidate, terms: FourBitTerms | None = None) -> str:
+def four_bit_quality_format(c: Candidate) -> str:
+    """The weight format whose known quality cost the 4-bit tip names (data/quality.yaml's
+    key): the GGUF file where the tip names GGUF Q4_K_M first (llama.cpp, a Mac under any
+    runtime but MLX), else the W4A16 int4 of AWQ/GPTQ, as a row running 4-bit weights says."""
+    gguf = c.work.runtime == "llama.cpp" or (c.perf.backend == "mps" and c.work.runtime != "mlx")
+    return "q4_k_m" if gguf else "int4"
+
+
+def four_bit_names(runtime: str, backend: str | None) -> str:
+    """The 4-bit weight formats a row on ``runtime`` and ``backend`` can run, as its tip and
+    the answer's advice name them (``FOUR_BIT_FORMATS``; where else they run, for a graph
+    framework's row; MLX or GGUF on a Mac)."""
+    if runtime in GRAPH_FRAMEWORK_RUNTIMES:
+        return FOUR_BIT_ELSEWHERE.format(vocab.RUNTIME_NAMES.get(runtime, runtime))
+    if backend == "mps" and runtime not in ("mlx", "llama.cpp"):
+        return FOUR_BIT_ON_MPS
+    return FOUR_BIT_FORMATS.get(runtime, "AWQ/GPTQ/GGUF Q4")
+
+
+def four_bit_tip(
+    c: Candidate, terms: FourBitTerms | None = None, quality: str | None = None
+) -> str:
     """What 4-bit weights would buy a 16/32-bit LLM inference row: their size, from the
     engine's own weight bytes (16-bit embeddings and head kept: ~2.8× for Llama 3 8B, not
     3.5×), and a speed-up only where reading the weights sets the decode step's pace
     (bandwidth-bound, weights ≥ WEIGHTS_DOMINATE of the bytes it reads): generation then runs
     (W + KV) ÷ (W ÷ ratio + KV) faster, a ceiling (the step's other parts do not shrink), and
-    end to end less where the prompt's prefill, which they do not speed up, is a large part."""
+    end to end less where the prompt's prefill, which they do not speed up, is a large part.
+    ``quality``: the format's known cost with its source (``four_bit_quality_format``), said
+    as the FP8 tip says its own: a 4-bit suggestion had named no quality trade at all."""
     w, p = c.work, c.perf
-    names = FOUR_BIT_FORMATS.get(w.runtime, "AWQ/GPTQ/GGUF Q4")
-    if p.backend == "mps" and w.runtime not in ("mlx", "llama.cpp"):
-        names = FOUR_BIT_ON_MPS
+    names = four_bit_names(w.runtime, p.backend)
+    said = f" Quality, on the source's own model: {quality}." if quality else ""
     ratio, read, table, table4 = terms if terms is not None else four_bit_terms(w, p.copies)
     head = f"4-bit weights ({names}) are ~{ratio:.1f}× smaller"
     if (p.decode_bottleneck or p.bottleneck) != "memory bandwidth" or read is None:
-        return head + "."
+        return head + "." + said
     weights, kv = read
     share = weights / (weights + kv)
     # the input table is in both formats' files (16-bit in the 4-bit one) and neither step
@@ -607,11 +637,18 @@ def four_bit_tip(c: Candidate, terms: FourBitTerms | None = None) -> str:
     if share < WEIGHTS_DOMINATE:
         return (
             f"{head}, but here the KV cache is {1 - share:.0%} of the bytes each decode step "
-            f"reads: generation would run only ~{gen:.1f}× faster{_end_to_end(p, gen)}."
+            f"reads: generation would run only ~{gen:.1f}× faster{_end_to_end(p, gen)}.{said}"
         )
+    # "~2.8× smaller … up to ~3.2× faster" read as a speed-up beyond the bytes saved: the
+    # file's ratio counts the input table, which a step gathers rather than reads
+    why = (
+        " (the files' input embedding is gathered a row a token, not read whole)"
+        if table > 0 and round(gen, 1) > round(ratio, 1)
+        else ""
+    )
     return (
-        f"{head}; they are {share:.0%} of the bytes each decode step reads here, so "
-        f"generation would run up to ~{gen:.1f}× faster{_end_to_end(p, gen)}."
+        f"{head}; they are {share:.0%} of the bytes each decode step reads here{why}, so "
+        f"generation would run up to ~{gen:.1f}× faster{_end_to_end(p, gen)}.{said}"
     )
 
 
@@ -704,9 +741,14 @@ def advice(
         # MI300X holds a 70B) need no fewer-cards remedy (regression hunt)
         if full > usable_gb(top.gpu, requested):
             q4 = memory_breakdown(requested.with_precision("int4")).total
+            # the formats the top pick's runtime runs, and the quality cost its row's 4-bit
+            # tip names with a source: "AWQ/GPTQ/GGUF Q4 … at some quality cost" had been said to a
+            # TensorFlow question and with no figure (an expert audit, forty-first session)
+            names = four_bit_names(top.work.runtime, top.perf.backend)
             out.append(
-                f"4-bit weights (AWQ/GPTQ/GGUF Q4) would need about {gib(q4)} GiB instead "
-                f"of {gib(full)} GiB: fewer cards, at some quality cost."
+                f"4-bit weights ({names}) would need about {gib(q4)} GiB instead "
+                f"of {gib(full)} GiB: fewer cards, at the quality cost the 4-bit tip below "
+                "names with its source."
             )
     return out
 
@@ -1421,11 +1463,14 @@ def tips(
     requested: WorkloadSpec,
     rules: compat.Rules | None = None,
     jobs: JobTerms | None = None,
+    four_bit_cost: str | None = None,
 ) -> list[str]:
     """The row's tips. ``rules``: which GRAPH_RUNTIMES run on the row's card, asked only of a
     host-bound row (None names them all, as on a card the rules do not list), and whether ROCm
     PyTorch on Windows is a preview there (``windows_note``; None: no note). ``jobs``: the
-    answer's job terms, shared by its rows (None: this row's worked out for it)."""
+    answer's job terms, shared by its rows (None: this row's worked out for it).
+    ``four_bit_cost``: the known quality cost of the 4-bit format its tip names, with its
+    source (``four_bit_quality_format``; None: the tip names none)."""
     w, g, p, m = c.work, c.gpu, c.perf, c.memory
     host_bound = p.bottleneck == "host overhead"
     runs = graph_runtimes_on(g, p.backend, rules) if host_bound and rules is not None else None
@@ -1479,7 +1524,8 @@ def tips(
     if w.is_llm_inference:
         # not where the weights are 4-bit already and only the math runs wider
         if w.precision in ("bf16", "fp16", "fp32") and requested.precision not in ("int4", "fp4"):
-            out.append(four_bit_tip(c, jobs.four_bit(w, p.copies) if jobs is not None else None))
+            terms = jobs.four_bit(w, p.copies) if jobs is not None else None
+            out.append(four_bit_tip(c, terms, four_bit_cost))
         if w.batch_size < 8 and p.bottleneck == "memory bandwidth":
             out.append(
                 "Decoding is bandwidth-bound: batching requests raises total tokens/s almost "
@@ -1501,10 +1547,11 @@ def tips(
 
 
 def _layout_tip(c: Candidate) -> list[str]:
-    """An eager PyTorch CNN or diffusion row whose 16-bit convolutions run NCHW pays cuDNN's
-    layout transposes around each tensor-core convolution (perf.runs_nchw prices them):
-    channels_last removes them (PyTorch's channels-last tutorial; DeepLearningExamples' ConvNets
-    run --memory-format nhwc), as torch.compile's Inductor does from 2.1."""
+    """A CNN or diffusion row whose 16-bit convolutions run NCHW (eager PyTorch, TensorFlow,
+    ONNX Runtime) pays cuDNN's layout transposes around each tensor-core convolution
+    (perf.runs_nchw prices them): NHWC removes them (PyTorch's channels-last tutorial;
+    DeepLearningExamples' ConvNets run --memory-format nhwc), as torch.compile's Inductor does
+    from 2.1; each runtime's tip names its own switch (``LAYOUT_TIPS``)."""
     w = c.work
     if w.runtime not in NCHW_RUNTIMES or w.precision not in ("fp16", "bf16"):
         return []
@@ -1515,11 +1562,32 @@ def _layout_tip(c: Candidate) -> list[str]:
         return []
     if not w.model.conv_layers:
         return []  # a transformer denoiser (FLUX.1): only its small VAE decode convolves
-    return [
+    return [LAYOUT_TIPS.get(w.runtime, LAYOUT_TIPS["pytorch"])]
+
+
+# The channels-last tip in each NCHW runtime's own terms (vocab.NCHW_RUNTIMES says why each
+# runs NCHW): a TensorFlow or ONNX Runtime row had been told to call PyTorch's
+# model.to(memory_format=...), which neither has (an expert audit, forty-first session).
+_TF_LAYOUT = (
+    "TensorFlow's GPU CNN harnesses run this network NCHW (DeepLearningExamples' TF ConvNets "
+    "by default, --data_format), so cuDNN transposes around each tensor-core convolution: "
+    "NHWC tensors (data_format='channels_last', Keras' default) remove them "
+    "(workload.channels_last prices it)."
+)
+LAYOUT_TIPS = {
+    "pytorch": (
         "Eager PyTorch runs this network NCHW, so cuDNN transposes around each tensor-core "
         "convolution: model.to(memory_format=torch.channels_last) (and the inputs) removes "
         "them, as torch.compile's Inductor does (workload.channels_last prices it)."
-    ]
+    ),
+    "tensorflow": _TF_LAYOUT,
+    "tensorflow-xla": _TF_LAYOUT,
+    "onnxruntime": (
+        "ONNX Runtime's CUDA execution provider runs this network NCHW by default, so cuDNN "
+        "transposes around each tensor-core convolution: its provider option prefer_nhwc=1 "
+        "runs the convolutions NHWC without them (workload.channels_last prices it)."
+    ),
+}
 
 
 def _precision_tip(c: Candidate, requested: WorkloadSpec) -> str:

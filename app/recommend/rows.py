@@ -532,7 +532,7 @@ def row_fields(
         "provenance": _provenance(c),
         "explanation": _with_audio(rank.explain(c, position, leader, objective), c.work, p)
         + offer_lines(c.pricing),
-        "tips": rank.tips(c, requested, rules, jobs) + _bf16_words(c),
+        "tips": rank.tips(c, requested, rules, jobs, _four_bit_cost(c)) + _bf16_words(c),
         "warnings": list(c.warnings)
         + _quality(c, requested, rules)
         + _known_gap(requested)
@@ -689,6 +689,14 @@ def _spot_fields(sp: spot.SpotTraining, disk_source: str | None) -> Fields:
         "disk_source": disk_source if sp.write_h_min is not None else None,
         "overhead_included": False,
     }
+
+
+def _four_bit_cost(c: rank.Candidate) -> str | None:
+    """The known quality cost, with its source, of the 4-bit format an LLM inference row's tip
+    suggests (None elsewhere: no such tip)."""
+    if not c.work.is_llm_inference:
+        return None
+    return quality.known_cost(rank.four_bit_quality_format(c))
 
 
 def _quality(c: rank.Candidate, requested: WorkloadSpec, rules: compat.Rules | None) -> list[str]:

@@ -1527,6 +1527,8 @@ def _explained(
         response.what_if = whatif.what_if(request, response, work, rerank)
     if empty:
         response.empty = whatif.empty_answer(response, deadline.needs(response.deadline))
+    elif explain_empty:
+        response.advice += whatif.unranked_savers_advice(response.excluded, response.count)
     return response
 
 

@@ -501,12 +501,42 @@ def empty_answer(
     )
 
 
+# How a misfit's reason names a memory saver that would hold it but that the ranking does not
+# price (pipeline_offload's model CPU offload, evaluate's FSDP CPU offload)
+UNRANKED_SAVER = "; fits with "
+
+
+def unranked_savers_advice(excluded: list[s.Excluded], ranked: int) -> list[str]:
+    """An answer that left out more cards a memory saver it does not price would hold than it
+    ranks configurations says so at the top, as an empty answer's message does
+    (``_unranked_savers``): FLUX.1 [dev] bought under $2,000 had picked a used Quadro RTX 8000
+    at 33 s an image (3 ranked), 24 cards — every RTX 3090, 4090 and 5090 — left out as too
+    small with "fits with model CPU offload", the way people run it at home, only in their
+    reasons (an expert audit, forty-first session). Where the ranking holds more, the line
+    would be noise beside its rows."""
+    held = [x for x in excluded if x.code == "does_not_fit" and UNRANKED_SAVER in x.reason]
+    if not held or len(held) <= ranked:
+        return []
+    savers = dict.fromkeys(x.reason.split(UNRANKED_SAVER, 1)[1].split(" (")[0] for x in held)
+    names = ", ".join(x.name for x in held[:3])
+    if len(held) > 3:
+        names += f" and {len(held) - 3} more"
+    one = len(held) == 1
+    whose = "its" if one else "each one's"
+    return [
+        f"{len(held)} GPU{'' if one else 's'} left out as too small ({names}) "
+        f"hold{'s' if one else ''} the job with a memory saver the ranking does not price "
+        f"({'; '.join(list(savers)[:2])}): {whose} reason under "
+        "excluded names the saver, its peak memory and what is not timed."
+    ]
+
+
 def _unranked_savers(excluded: list[s.Excluded]) -> str:
     """The cards a memory saver the ranking does not price holds (a misfit whose reason says
     "fits with": diffusers' model CPU offload, FSDP's CPU offload), counted in an empty
     answer's words: FLUX.1 [dev] under $400 had said no change lets a card run it while the
     RTX 4060 Ti 16GB's reason named fp8 with model CPU offload."""
-    k = sum(1 for x in excluded if x.code == "does_not_fit" and "; fits with " in x.reason)
+    k = sum(1 for x in excluded if x.code == "does_not_fit" and UNRANKED_SAVER in x.reason)
     if not k:
         return ""
     if k == 1:

@@ -655,6 +655,20 @@ def _seq2seq_lengths(
         )
 
 
+def _inference_only(w: s.WorkloadIn) -> list[str]:
+    """The inference fields a training question set, said to be ignored rather than dropped."""
+    out = []
+    if w.latency_target_ms is not None:
+        out.append("latency_target_ms only applies to inference; ignored")
+    if w.output_tokens is not None:
+        # a training sample's tokens are its seq_len: 512 asked on a fine-tune had been
+        # dropped without a word
+        out.append(
+            "output_tokens only applies to inference (training samples are seq_len tokens); ignored"
+        )
+    return out
+
+
 def _seq_len_ignored(family: str) -> str:
     """Why a stated seq_len changes nothing for a model that is not a language transformer,
     warned as latency_target_ms on training is (a ViT's 4096 had been dropped without a word:
@@ -732,14 +746,8 @@ def resolve_workload(w: s.WorkloadIn, data_dir: Path = DATA_DIR) -> tuple[Worklo
     if task != "serving" and w.preset is not None:
         long = load_presets(data_dir)[w.preset].long_context
         warnings += _long_context_words(long, seq_len + (out_tokens if inference else 0))
-    if w.latency_target_ms is not None and not inference:
-        warnings.append("latency_target_ms only applies to inference; ignored")
-    if w.output_tokens is not None and not inference:
-        # a training sample's tokens are its seq_len: 512 asked on a fine-tune had been
-        # dropped without a word
-        warnings.append(
-            "output_tokens only applies to inference (training samples are seq_len tokens); ignored"
-        )
+    if not inference:
+        warnings += _inference_only(w)
     if w.lora_rank is not None and peft == "none":
         # the adapters' rank, as latency_target_ms on training: said, not silently dropped
         warnings.append("lora_rank only applies to peft 'lora' or 'qlora'; ignored")
