@@ -579,4 +579,11 @@ def compare(request: Request, session: SessionDep, settings: SettingsDep) -> HTM
                     what = "a PEFT method" if "peft" in bad else "a task"
                     field_errors["preset"] = f"choose {what} from the list"
                     status = 422
+            elif sizes and not preset:
+                # a size describes a job, which a preset names: 8 asked with none had been
+                # dropped without a word (the specifications still compare)
+                names = [JOB_SIZES[k].lower() for k in sizes]
+                asked = " and ".join([", ".join(names[:-1]), names[-1]] if names[1:] else names)
+                field_errors["preset"] = f"choose a preset to compare its job at the {asked} asked"
+                status = 422
     return render(request, "compare.html", ctx, status_code=status)

@@ -1,6 +1,7 @@
 """/compare takes the output tokens a question asked, as it takes its batch size and sequence
 length: an LLM inference question at 512 output tokens had been compared at the preset's 256
-(the answer page's link dropped them, and the form had no field for them)."""
+(the answer page's link dropped them, and the form had no field for them). A size asked with
+no preset, which had been dropped without a word, asks for one."""
 
 from __future__ import annotations
 
@@ -71,3 +72,17 @@ def test_a_training_job_says_the_output_is_ignored(read_client: TestClient) -> N
     assert notes, "the comparison says the output tokens were not used"
     said = unescape(re.sub(r"<[^>]+>", "", notes.group(1)))
     assert "Output tokens" in said and "only applies to inference" in said and "ignored" in said
+
+
+def test_a_size_with_no_preset_asks_for_one(read_client: TestClient) -> None:
+    # a size describes a job, which a preset names: it had been dropped without a word
+    r = read_client.get("/compare?slugs=rtx-4090,rtx-3090&batch_size=8&output_tokens=512")
+    assert r.status_code == 422
+    errors = re.findall(r'<p class="error" id="([^"]+)"[^>]*>(.*?)</p>', r.text, re.S)
+    assert [fid for fid, _ in errors] == ["cmp-preset-err"]
+    said = unescape(errors[0][1])
+    assert "choose a preset" in said and "batch size and output tokens" in said
+    # the specifications still compare, and what was typed is re-shown
+    assert "data-compare-table" in r.text
+    assert 'value="8"' in r.text and 'value="512"' in r.text
+    assert read_client.get("/compare?slugs=rtx-4090,rtx-3090").status_code == 200
