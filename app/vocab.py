@@ -438,6 +438,11 @@ RUNTIME_FRAMEWORK: dict[str, Framework] = {
     "tensorflow-xla": "tensorflow",
     "jax": "jax",
 }
+#: The runtimes of the graph frameworks, which load no AWQ, GPTQ or GGUF weights (rank's
+#: 4-bit tip names where those run instead).
+GRAPH_FRAMEWORK_RUNTIMES: tuple[str, ...] = tuple(
+    r for r, f in RUNTIME_FRAMEWORK.items() if f != "pytorch"
+)
 
 Acquisition = Literal["buy", "rent", "either"]
 ACQUISITIONS: tuple[Acquisition, ...] = get_args(Acquisition)

@@ -375,9 +375,14 @@ def upload_report(
 
 
 def upload(
-    report: BenchReport, base_url: str, token: str | None, timeout_s: float = 60.0
+    report: BenchReport,
+    base_url: str,
+    token: str | None,
+    timeout_s: float = 60.0,
+    flag: str = "--upload",
 ) -> Stored:
-    """POST the report with an Idempotency-Key from its content; where it is stored."""
+    """POST the report with an Idempotency-Key from its content; where it is stored.
+    ``flag`` is the option that gave ``base_url``, which a wrong-address hint names."""
     url = base_url.rstrip("/") + UPLOAD_PATH
     body = report_body(report)
     headers = {"Content-Type": "application/json", "Idempotency-Key": idempotency_key(body)}
@@ -394,7 +399,7 @@ def upload(
     if resp.status_code >= 400:
         raise UploadError(
             f"server rejected the report: HTTP {resp.status_code}"
-            f"{_rejection_hint(resp.status_code, base_url, url)}: {_detail(resp)}",
+            f"{_rejection_hint(resp.status_code, base_url, url, flag)}: {_detail(resp)}",
             resp.status_code,
             _field(resp),
         )
@@ -426,14 +431,16 @@ def report_page_url(base_url: str, rid: str) -> str:
     return f"{base_url.rstrip('/')}/device/reports/{rid}"
 
 
-def _rejection_hint(status: int, base_url: str, url: str) -> str:
+def _rejection_hint(status: int, base_url: str, url: str, flag: str) -> str:
     if status in (401, 403):
         return " (check --token)"
     if status in (404, 405):
         # a page URL (…/device) answers 404 with the site's HTML: say what was posted where
         origin = _origin(base_url)
         return (
-            f" (nothing takes reports at {url}: --upload wants the server's base URL, "
+            # `upload` takes the address as --server: naming --upload there sent users to
+            # look for a flag the command does not have
+            f" (nothing takes reports at {url}: {flag} wants the server's base URL, "
             f"like {origin}, and the report is posted to that + {UPLOAD_PATH})"
         )
     return ""
@@ -845,7 +852,7 @@ def upload_command(
     except ValueError as exc:
         return refuse(f"{path} is not a gpu-advisor bench report: {_why_not_a_report(exc)}", "FILE")
     try:
-        stored = upload(report, server, token)
+        stored = upload(report, server, token, flag="--server")
     except UploadError as exc:
         _say_error(err, str(exc))
         if as_json:

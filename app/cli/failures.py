@@ -96,6 +96,10 @@ def failure_of(exc: BaseException, argv: Sequence[str] = ()) -> tuple[str, str, 
     if isinstance(exc, OperationalError | InterfaceError | PoolTimeout):
         return ("database_unavailable", "GPU_ADVISOR_DATABASE_URL",
                 f"cannot use the database {_database_url()}: {_first_line(exc)}")  # fmt: skip
+    from app.reports.queue import QueueUnavailable
+
+    if isinstance(exc, QueueUnavailable):
+        return ("queue_unavailable", "GPU_ADVISOR_QUEUE_URL", str(exc))
     if isinstance(exc, OSError) and exc.filename:
         if not _given(exc.filename, argv):
             return None  # not a path the user gave: a missing shipped file is a bug

@@ -80,7 +80,12 @@ def serve(
     import uvicorn
 
     from app.system import migrate
+    from app.system.listen import cannot_listen
 
+    problem = cannot_listen(host, port)
+    if problem:
+        err_console.print(f"error: {problem}", soft_wrap=True, markup=False)
+        raise typer.Exit(1)
     settings = Settings()
     migrate.prepare(settings)  # at head with the same data: two small queries
     # soft_wrap: an address is one word, never broken by Rich at 80 columns (a pipe, a log)
@@ -141,26 +146,14 @@ def worker(
 ) -> None:
     """Take benchmark runs from the queue and run them on this machine, one at a time."""
     from app.reports.executor import run_worker
-    from app.reports.queue import default_label, queue_location
+    from app.reports.queue import default_label, queue_location, safe_location
 
     settings = Settings()
     worker_logging(settings)
     name = label or default_label(settings)
-    queue = _safe_queue(queue_location(settings))
+    queue = safe_location(queue_location(settings))
     console.print(f"benchmark worker '{name}' on queue {queue}", soft_wrap=True, markup=False)
     run_worker(settings, name)
-
-
-def _safe_queue(location: str) -> str:
-    from sqlalchemy.engine import make_url
-
-    if location.startswith("redis"):
-        return (
-            make_url(location.replace("redis", "postgresql", 1))
-            .render_as_string(hide_password=True)
-            .replace("postgresql", "redis", 1)
-        )
-    return location
 
 
 def _safe_url(settings: Settings) -> str:

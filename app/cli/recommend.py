@@ -536,11 +536,24 @@ def render_serving(response: Any, console: Console) -> None:
             if either and "basis" not in dropped
             else ""
         )
+        + _hour_basis(response.acquisition, dropped)
     )
     if response.recommendations:
         _more_rows(response, console)
     for warning in response.warnings:
         console.print(f"[yellow]warning:[/yellow] {escape(as_flags(warning))}")
+
+
+def _hour_basis(acquisition: str, dropped: list[str]) -> str:
+    """What the hour behind a serving row's prices is where the question asked one way, as the
+    page says it: a buyer's hour is owning the cards, not a rental, and had gone unsaid."""
+    if acquisition == "either":
+        return ""  # the basis column, and its legend, name each row's
+    hour = "the hour" if "$/h" in dropped else "the hour ($/h)"
+    if acquisition == "buy":
+        owned = "purchase less resale over your hours of use, plus energy"
+        return f"; {hour}: owning the cards ({owned})"
+    return f"; {hour}: renting the offer named in the row (whole instances)"
 
 
 def _print_served(
@@ -579,10 +592,13 @@ def _render_encoder_rows(response: Any, rows: list[Any], console: Console) -> No
         _Col("$/1M emb", [_fmt(s.usd_per_million_embeddings, 3) for s in sv]),
         _Col("$/h", [_fmt(s.usd_per_hour, 2) for s in sv]),
     ]
-    _print_served(cols, sv, response.acquisition == "either", console, _ENCODER_DROP_FIRST)
+    dropped = _print_served(
+        cols, sv, response.acquisition == "either", console, _ENCODER_DROP_FIRST
+    )
     console.print(
         "latency: a request in to its embedding out; emb/s: embeddings (sequences) a second "
         "at the load; $/1M emb: the whole hour ÷ the embeddings it produces"
+        + _hour_basis(response.acquisition, dropped)
     )
     if response.recommendations:
         _more_rows(response, console)
@@ -694,8 +710,8 @@ def render(response: Any, console: Console) -> None:
     job_col = any(r.cost.job_cost_usd is not None for r in rows)
     cols: list[_Col] = []
     if response.baseline is not None:
-        cols.append(_Col("vs yours", [f"{r.speedup_vs_baseline:.1f}×" if r.speedup_vs_baseline
-                                      else "—" for r in rows]))  # fmt: skip
+        # three figures as the page writes it: one decimal had printed "5222.0×" against a CPU
+        cols.append(_Col("vs yours", [_fmt(r.speedup_vs_baseline, unit="×") for r in rows]))
     cols += [
         _Col("#", [str(r.rank) for r in rows]),
         _Col("GPU", [r.gpu.name + _EXP * _experimental(r) for r in rows], left=True),

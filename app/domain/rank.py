@@ -506,7 +506,6 @@ FOUR_BIT_FORMATS = {
 # under them: "loads in PyTorch runtimes and llama.cpp"), so their rows' tip names where the
 # 4-bit weights run instead of promising them in place.
 FOUR_BIT_ELSEWHERE = "AWQ/GPTQ under Transformers or vLLM, or GGUF Q4_K_M under llama.cpp; not {}"
-GRAPH_FRAMEWORK_RUNTIMES = ("tensorflow", "tensorflow-xla", "jax")
 # Apple GPUs: Transformers' AWQ and GPTQ kernels have no Metal backend (data/frameworks.yaml
 # `transformers-weights:awq`, Hugging Face's quantization overview), so a Mac row under any
 # runtime but MLX or llama.cpp names the two that run 4-bit weights there (a 70B-on-a-Mac
@@ -604,7 +603,7 @@ def four_bit_names(runtime: str, backend: str | None) -> str:
     """The 4-bit weight formats a row on ``runtime`` and ``backend`` can run, as its tip and
     the answer's advice name them (``FOUR_BIT_FORMATS``; where else they run, for a graph
     framework's row; MLX or GGUF on a Mac)."""
-    if runtime in GRAPH_FRAMEWORK_RUNTIMES:
+    if runtime in vocab.GRAPH_FRAMEWORK_RUNTIMES:
         return FOUR_BIT_ELSEWHERE.format(vocab.RUNTIME_NAMES.get(runtime, runtime))
     if backend == "mps" and runtime not in ("mlx", "llama.cpp"):
         return FOUR_BIT_ON_MPS

@@ -268,13 +268,14 @@ def run_worker(settings: Settings, label: str) -> None:
     from app.db import make_engine, make_session_factory
     from app.reports import queue
 
+    huey, _ = queue.make_queue(settings, label)
+    queue.check_reachable(huey, queue.queue_location(settings))
     engine = make_engine(settings.database_url, pool_size=2)
     executor = Executor(settings, make_session_factory(engine), label)
     failed = executor.recover()
     if failed:
         log.warning("failed %d run(s) this worker was running when it stopped", failed)
     queue.set_executor(executor)
-    huey, _ = queue.make_queue(settings, label)
     # One run at a time: a benchmark wants the whole machine. A short idle poll keeps a
     # queued run's wait short on SQLite (Redis blocks on the list instead).
     consumer = huey.create_consumer(

@@ -11,6 +11,7 @@ conditional update and stores the report under the idempotency key 'run:<id>'.
 from __future__ import annotations
 
 import socket
+import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
@@ -42,6 +43,35 @@ def queue_location(settings: Settings) -> str:
     return f"sqlite:///{base / f'queue-{digest}.db'}"
 
 
+def safe_location(location: str) -> str:
+    """The queue's URL with any password hidden, for a line a user or a log reads."""
+    if location.startswith("redis"):
+        return (
+            make_url(location.replace("redis", "postgresql", 1))
+            .render_as_string(hide_password=True)
+            .replace("postgresql", "redis", 1)
+        )
+    return location
+
+
+class QueueUnavailable(Exception):
+    """The run queue does not answer: Redis down or refusing, a SQLite file it cannot open."""
+
+
+def check_reachable(huey: Huey, location: str) -> None:
+    """Ask the queue one cheap question before a worker listens on it. Huey's consumer
+    retries a queue that does not answer forever, logging a traceback a second, so a worker
+    pointed at a Redis that is down had never said so in a line nor exited."""
+    from redis.exceptions import RedisError
+
+    try:
+        huey.pending_count()
+    except (RedisError, sqlite3.Error) as exc:
+        why = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        shown = safe_location(location)
+        raise QueueUnavailable(f"cannot use the run queue {shown}: {why}") from exc
+
+
 # Set by `gpu-advisor worker` before its consumer starts; the web process leaves it unset.
 _executor: Callable[[str], None] | None = None
 
@@ -66,8 +96,14 @@ def make_queue(settings: Settings, label: str) -> tuple[Huey, Callable[[str], ob
         huey = RedisHuey(name, url=location, results=False)
     else:
         path = make_url(location).database or "queue.db"
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-        huey = SqliteHuey(name, filename=path, results=False, timeout=30)
+        try:
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+            huey = SqliteHuey(name, filename=path, results=False, timeout=30)
+        except OSError as exc:
+            why = f"{exc.strerror or exc}: {exc.filename or Path(path).parent}"
+            raise QueueUnavailable(f"cannot use the run queue {location}: {why}") from exc
+        except sqlite3.Error as exc:  # SqliteHuey opens the file and makes its tables here
+            raise QueueUnavailable(f"cannot use the run queue {location}: {exc}") from exc
     task = huey.task(name=TASK_NAME, retries=2, retry_delay=1)(run_task)
     return huey, task
 
