@@ -260,7 +260,10 @@ def _offers_note(page: OfferPage, width: int) -> str:
     """The line under the offers table, at the terminal's full width: what 'stale' marks (it
     had read as if every offer listed were stale) and, where columns are dropped, how to see
     them."""
-    note = f"'stale': older than {page.stale_after_days} days."
+    note = (
+        f"Each GPU's cloud offers run cheapest per GPU-hour first. 'stale': older than "
+        f"{page.stale_after_days} days."
+    )
     if width < WIDE:
         note += (
             f" Widen the terminal to {WIDE} columns for spot, tier, regions and source, or use "
@@ -286,6 +289,9 @@ def _offers_table(page: OfferPage, width: int) -> Table:
         # narrow only: the hourly or the buying price in one column ("8.00/h", "25,000")
         ("$", True, _price),
         ("$/h", True, lambda o: _money(o.usd_per_hour, 2)),
+        # what a GPU's cloud offers are ordered by: 8.00/h on 8 GPUs before 1.82/h on one had
+        # read as out of order with only the instance's price shown
+        ("$/GPU-h", True, lambda o: _money(o.usd_per_gpu_hour, 2)),
         ("spot $/h", True, lambda o: _money(o.spot_usd_per_hour, 2)),
         ("$ buy", True, lambda o: _money(o.usd, 0)),
         ("tier", False, lambda o: o.tier or ""),
@@ -306,7 +312,9 @@ def _offers_table(page: OfferPage, width: int) -> Table:
 
 
 # kind shows in which price column is filled; the others matter less than fitting 80 columns
-_NARROW_DROPS = frozenset({"kind", "$/h", "spot $/h", "$ buy", "tier", "regions", "source"})
+_NARROW_DROPS = frozenset(
+    {"kind", "$/h", "$/GPU-h", "spot $/h", "$ buy", "tier", "regions", "source"}
+)
 
 
 def _instance(o: OfferOut) -> str:
@@ -321,7 +329,11 @@ def _instance(o: OfferOut) -> str:
 
 
 def _price(o: OfferOut) -> str:
-    return f"{_money(o.usd_per_hour, 2)}/h" if o.usd_per_hour is not None else _money(o.usd, 0)
+    """The narrow table's one price: a cloud offer's per GPU-hour (what its rows are ordered
+    by; the whole instance's is the wide table's $/h), a purchase's price."""
+    if o.usd_per_hour is None:
+        return _money(o.usd, 0)
+    return f"{_money(o.usd_per_gpu_hour, 2)}/GPU-h"
 
 
 def _money(value: float | None, digits: int) -> str:

@@ -44,10 +44,10 @@ def test_offers_list_fits_80_columns(read_settings: Settings) -> None:
     rows = [line for line in lines if line.startswith(" h100-sxm")]
     assert rows
     for row in rows:  # the price and the date are whole on the offer's first line
-        hourly = re.search(r"\d+\.\d\d/h\s+\d{4}-\d\d-\d\d", row)
+        hourly = re.search(r"\d+\.\d\d/GPU-h\s+\d{4}-\d\d-\d\d", row)
         bought = re.search(r"\s(new|used|market)\s.*\s\d[\d,]*\s+\d{4}-\d\d-\d\d", row)
         assert hourly or bought, row
-    assert any("/h" in row for row in rows)  # its rentals, and since 2026-12-05 a server price
+    assert any("/GPU-h" in row for row in rows)  # its rentals, and since 2026-12-05 a server price
     # about three lines an offer at most, where it was ~36
     assert len(lines) < 4 * len(rows) + 10
 
@@ -103,3 +103,14 @@ def test_recommend_table_keeps_gpu_names_whole_and_shows_the_job_cost_at_80_colu
         assert f"{r['cost']['job_cost_usd']:,.0f}" in words
     assert "job $" in table and "memory" in table and "GiB" in table and " GB" not in table
     assert "*_gb fields are 10^9 bytes" in result.output
+
+
+def test_offers_list_prices_what_it_orders_by(read_settings: Settings) -> None:
+    # a GPU's cloud offers run cheapest per GPU-hour first: the narrow table's price is that
+    # one (8.00/h on 8 GPUs listed before 1.82/h on one had read as out of order)
+    result = CliRunner().invoke(cli, ["offers", "list", "--gpu", "h100-sxm", "--kind", "cloud"],
+                                env=_env(read_settings))  # fmt: skip
+    assert result.exit_code == 0, result.output
+    prices = [float(p.replace(",", "")) for p in re.findall(r"([\d,]+\.\d\d)/GPU-h", result.output)]
+    assert len(prices) > 3 and prices == sorted(prices)
+    assert "cheapest per GPU-hour first" in result.output
