@@ -47,7 +47,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import chain
 from operator import attrgetter
@@ -1322,12 +1322,13 @@ UNFUSED_ATTENTION = "unfused"
 ATTENTION_SHARE = "attention_prefill"
 
 
-@dataclass(frozen=True, slots=True)
-class FusedAttention:
+class FusedAttention(NamedTuple):
     """A runtime's fused attention forward on one GPU, as the operator path prices it: its
     FLOP/s at the best shape (kernels.class_rates' flash forward, at the clock the card's other
     rates hold) and what kernels.shape_efficiency reads of the GPU for a shape (SM count, its
-    softmax's ``softmax_balance``)."""
+    softmax's ``softmax_balance``). A tuple, not a frozen dataclass: it keys ``_fused_layer_s``'s
+    cache, and a dataclass's hash is a Python call for every row of every prompt step (the
+    same hash: a frozen dataclass hashes the tuple of its fields)."""
 
     flops: float
     sms: int | None
@@ -1519,7 +1520,7 @@ def card_terms(
     boost, _ = datapath(gpu, act16, prefill)
     fused = fused_attention(gpu, prefill, compute_efficiency.get(ATTENTION_SHARE), boost, half_mode)
     if fused is not None and boost and half != boost:
-        fused = replace(fused, flops=fused.flops * (half / boost))
+        fused = fused._replace(flops=fused.flops * (half / boost))
     rel, m0 = (
         fp4_m_terms(
             prefill.fp4_gemm_share,
@@ -2289,15 +2290,27 @@ def dense_columns(
         (i, fz) for i, c in enumerate(card.tolist()) if (fz := cards.terms[c].fused) is not None
     ]
     q_heads, q_width, tps = float(job.model.num_heads or 0), float(job.attn_width), tp.tolist()
+    # prompt_attention_seconds' fused branch with its per-row arguments (the row's heads per
+    # GPU) worked out once, not once a step: a call per fused row and step had been a third
+    # of the columns' step. Its unfused branch (no heads, or no prompt token on the row) is
+    # the array expression's own value, so those rows keep it.
+    fused_at = [(i, fz, q_heads / tps[i]) for i, fz in fused_rows] if q_heads else []
+    head_dim = q_width / q_heads if q_heads else 0.0
+    n_layers = job.layers
 
     def prompt_attn(f: Col, prompt: float) -> NDArray[np.float64]:
         out = 4.0 * float(job.layers) * (q_width * f * prompt / 2.0) / attn_col
         if not (prompt and np.any(f)):
             return out  # no prompt token in the step: 0 on every row, fused or not
-        for i, fz in fused_rows:
-            out[i] = prompt_attention_seconds(
-                job.layers, q_width, float(attn_col[i]), fz, q_heads, tps[i], _at(f, i), prompt
-            )
+        if isinstance(f, np.ndarray):
+            fs = f.tolist()
+            for i, fz, heads in fused_at:
+                if fs[i]:
+                    out[i] = n_layers * _fused_layer_s(fz, heads, head_dim, fs[i], prompt)
+            return out
+        pf = float(f)  # every row's prompt tokens
+        for i, fz, heads in fused_at:
+            out[i] = n_layers * _fused_layer_s(fz, heads, head_dim, pf, prompt)
         return out
 
     # replica()'s per-pass costs, the same products in the same order
