@@ -29,7 +29,7 @@ from rich.table import Table
 from rich.text import Text
 
 from app.bench.report import COMPUTE_CLASSES, BenchReport, Figure, KernelPoint, apply_peaks
-from app.bench.server_url import UPLOAD_PATH, base_url_problem
+from app.bench.server_url import UPLOAD_PATH, base_url_problem, unreachable
 from app.validation_words import every_problem
 
 if TYPE_CHECKING:
@@ -756,6 +756,15 @@ def _bench(
     except _Refusal as exc:
         _say_error(err, exc.message)
         return 2, _error_json("invalid_input", exc.message, exc.flag)
+    if upload_to is not None and (down := unreachable(upload_to)):
+        # said before the minutes of measuring, not refused: the server may be up by the end,
+        # and a failed upload keeps the report to send later
+        err.print(
+            f"warning: {down}; measuring anyway (a report the upload cannot deliver is kept, "
+            "with the command that sends it later)",
+            soft_wrap=True,
+            markup=False,
+        )
     try:
         info = probe(device)
     except ValueError as exc:

@@ -54,3 +54,23 @@ def _is_ip(host: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+# what a server answers before a benchmark is measured for it
+HEALTH_PATH = "/api/v1/health"
+
+
+def unreachable(base_url: str, timeout_s: float = 3.0) -> str | None:
+    """Why the server at ``base_url`` does not answer now, or None where it does (any HTTP
+    answer but a 404, which says the address is not a GPU Advisor server's base). Asked before
+    a benchmark, which had found out only after minutes of measuring that nothing listened."""
+    url = base_url.rstrip("/") + HEALTH_PATH
+    try:
+        status = httpx.get(url, timeout=timeout_s).status_code
+    except httpx.TimeoutException:
+        return f"{base_url} did not answer within {timeout_s:g} s"
+    except httpx.HTTPError as exc:
+        return f"cannot connect to {base_url}: {exc or type(exc).__name__}"
+    if status == 404:
+        return f"{url} answers 404: is {base_url} the server's base URL?"
+    return None
