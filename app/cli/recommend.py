@@ -942,7 +942,7 @@ def _notes(response: Any, console: Console) -> None:
             _bullet(
                 console,
                 f"{w.change}: {pick}{count}{speed}{price}; needs {gib(w.required_gb)} GiB, "
-                f"{kinds_of_gpu(w.can_run)} can run it",
+                f"{kinds_of_gpu(w.can_run)} can run it" + (f"; {w.quality}" if w.quality else ""),
             )
     for warning in response.warnings:
         console.print(f"[yellow]warning:[/yellow] {escape(as_flags(warning))}")

@@ -216,6 +216,27 @@ def values(
     return np.where(np.isnan(rent) | (~np.isnan(buy) & (rent < buy)), buy, rent)
 
 
+def priced_as_asked(acquisition: str, purchase: float | None, hourly: float | None) -> bool:
+    """Whether a row has a price the way the question acquires (its ``price_known``): asked
+    to buy, a purchase; to rent, an hour; under 'either', one of them. Asked to buy, an A100
+    SXM only rented had read ``price_known: true`` beside no purchase price, ranked after
+    every priced card as an unpriced one is (README: GPUs without a price stay in
+    'balanced' answers with ``price_known: false``)."""
+    if acquisition == "buy":
+        return purchase is not None
+    if acquisition == "rent":
+        return hourly is not None
+    return purchase is not None or hourly is not None
+
+
+#: What a row lacks when it has no price the way asked (offer lines, the verdict's words).
+NO_PRICE_WORDS = {
+    "rent": "No rental price known",
+    "buy": "No purchase price known",
+    "either": "No price known",
+}
+
+
 def prices(
     gpu: GpuSpec, num_gpus: int, pricing: Pricing | None = None
 ) -> tuple[float | None, float | None]:

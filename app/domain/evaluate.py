@@ -2219,9 +2219,13 @@ class Admitted:
 
 
 def price_known(config: Configuration, ctx: Context) -> bool:
-    """Whether the configuration has a purchase or rental price, as its result would say
-    (rank.price_known): its offers' verdict, else the catalog's prices."""
-    return _price_basis(config, ctx) is not None
+    """Whether the configuration has a price the way the question acquires, as its result
+    would say (rank.price_known): its offers' verdict, else the catalog's prices."""
+    basis = _price_basis(config, ctx)
+    if basis is None:
+        return False
+    purchase, hourly = costs.prices(basis[0], config.num_gpus, basis[1])
+    return costs.priced_as_asked(ctx.limits.acquisition, purchase, hourly)
 
 
 def _price_basis(
@@ -2935,6 +2939,7 @@ def price_columns(
     offered = offers.keys() if offers is not None else frozenset()
     kwh = ctx.limits.electricity_usd_per_kwh
     kwh_price = costs.DEFAULT_ELECTRICITY_USD_PER_KWH if kwh is None else kwh
+    acq = ctx.limits.acquisition  # priced the way asked (costs.priced_as_asked)
     known: list[bool] = []
     flat: list[float] = []
     usage: costs.Usage | None = None
@@ -2945,11 +2950,12 @@ def price_columns(
             if c is None:
                 c = Configuration(gpu, n)
             terms = price_terms(c, ctx)
-            known.append(terms is not None)
             if terms is None:
+                known.append(False)
                 flat += unpriced
                 continue
             purchase, hourly, _, energy_h, horizon = terms
+            known.append(costs.priced_as_asked(acq, purchase, hourly))
             flat += (
                 nan if purchase is None else purchase,
                 nan if hourly is None else hourly,
@@ -2977,7 +2983,7 @@ def price_columns(
             usage = pricing.usage
             hours = usage.hours
         tdp = gpu.tdp_w
-        known.append(True)
+        known.append(acq == "either" or (buy if acq == "buy" else rent) is not None)
         flat += (
             nan if buy is None else buy.usd * (pricing.bought or pricing.num_gpus),
             nan if rent is None else rent.usd_per_hour,

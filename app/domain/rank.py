@@ -142,9 +142,14 @@ def needs_price(objective: str) -> bool:
 
 
 def price_known(c: Candidate) -> bool:
+    """Whether the row is priced the way its question acquires (costs.priced_as_asked): a
+    serving shape on the basis it is ranked on, any other row on its purchase or its hour."""
+    if c.serving is not None:
+        return c.serving.price.basis is not None
     if c.pricing is not None:
-        return c.pricing.price_known
-    return c.cost.purchase_usd is not None or c.cost.hourly_usd is not None
+        hourly = c.pricing.rent.usd_per_hour if c.pricing.rent is not None else None
+        return costs.priced_as_asked(c.acquisition, c.pricing.purchase_usd, hourly)
+    return costs.priced_as_asked(c.acquisition, c.cost.purchase_usd, c.cost.hourly_usd)
 
 
 def rank(

@@ -127,22 +127,27 @@ class Fabric:
         return (n - 1) / (self.domain - 1)
 
     def group_label(self, n: int) -> str:
-        """``label``, naming the mesh links a group smaller than the domain uses."""
+        """The link a group of ``n`` GPUs of the domain rides, named by the GPUs the group has:
+        a 4-GPU H100 SXM slice had read "NVLink/NVSwitch, 8 GPUs"; over a switchless mesh,
+        the links it uses."""
         if self.mesh_share(n) == 1.0:
-            return self.label
+            return self._named(min(n, self.domain))
         name = self.label.split(",")[0]
         return f"{name} mesh, {n - 1} of {self.domain - 1} links per GPU"
 
     @property
     def label(self) -> str:
+        return self._named(self.domain)
+
+    def _named(self, gpus: int) -> str:
         return {
-            "nvswitch": f"NVLink/NVSwitch, {self.domain} GPUs",
-            "nvlink-mesh": f"NVLink hybrid cube-mesh, {self.domain} GPUs",
-            "nvl72": f"NVLink rack, {self.domain} GPUs",
-            "nvlink-bridge": f"NVLink bridge, {self.domain} GPUs",
-            "infinity-fabric": f"Infinity Fabric, {self.domain} GPUs",
-            "xe-link": f"Xe Link, {self.domain} GPUs",
-            "roce": f"on-chip RoCE, {self.domain} GPUs",
+            "nvswitch": f"NVLink/NVSwitch, {gpus} GPUs",
+            "nvlink-mesh": f"NVLink hybrid cube-mesh, {gpus} GPUs",
+            "nvl72": f"NVLink rack, {gpus} GPUs",
+            "nvlink-bridge": f"NVLink bridge, {gpus} GPUs",
+            "infinity-fabric": f"Infinity Fabric, {gpus} GPUs",
+            "xe-link": f"Xe Link, {gpus} GPUs",
+            "roce": f"on-chip RoCE, {gpus} GPUs",
             "unified": "one device",
         }.get(self.kind, "PCIe" + ("" if self.p2p else " without peer-to-peer"))
 

@@ -57,6 +57,19 @@ def serving_formats(runtime: str | None) -> dict[str, str]:
 
 UNQUANTISED = UNQUANTISED_PRECISIONS
 
+# The format a runtime runs a bare precision as, where that is one library's own: Transformers'
+# int8 with no format named loads through bitsandbytes (LLM.int8()), whose paper states its own
+# cost; Kurtic et al.'s W8A8-INT figure is vLLM's and TensorRT-LLM's kind of int8, not this.
+RUNTIME_FORMATS = {("transformers", "int8"): "llm_int8"}
+# How such a format is named in a row's words (the key is the data file's)
+FORMAT_NAMES = {"llm_int8": "int8 (bitsandbytes LLM.int8())"}
+
+
+def runtime_format(runtime: str | None, precision: str) -> str | None:
+    """The weight format ``runtime`` runs ``precision`` weights as where none is named
+    (``RUNTIME_FORMATS``); None where the precision's own figure stands."""
+    return RUNTIME_FORMATS.get((runtime or "", precision))
+
 
 @cache
 def _table(
@@ -138,6 +151,7 @@ def cost_note(
     if precision in UNQUANTISED and quantization in (None, "none"):
         return None
     name = quantization if quantization not in (None, "none") else precision
+    name = FORMAT_NAMES.get(name, name)
     if is_release(released, precision, quantization):
         return f"quality: {released} weights {AS_RELEASED}"
     own = _table(data_dir, family=family) if family is not None else None

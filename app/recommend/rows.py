@@ -306,7 +306,9 @@ def _offer_parts(
             in_m = costs.usd_per_million_tokens(hourly, prefill)
             decode = p.throughput * p.latency_ms / (p.latency_ms - p.ttft_ms)
             out_m = costs.usd_per_million_tokens(hourly, decode)
-    return priced_parts(pricing, cost, (out_m, in_m), blended=blended, stale_before=stale_before)
+    parts = priced_parts(pricing, cost, (out_m, in_m), blended=blended, stale_before=stale_before)
+    parts[0]["price_known"] = rank.price_known(c)  # the way asked, not either way
+    return parts
 
 
 def audio_window_s(work: WorkloadSpec) -> float | None:
@@ -367,9 +369,11 @@ def shown_cost(cost: costs.CostEstimate, scale: float) -> costs.CostEstimate:
     )
 
 
-def offer_lines(pricing: costs.Pricing | None, note: str | None = None) -> list[str]:
+def offer_lines(
+    pricing: costs.Pricing | None, note: str | None = None, acquisition: str = "either"
+) -> list[str]:
     """The chosen offers in words: what to rent (and any GPUs paid for but unused), at which
-    purchase basis to buy, or that no price is known."""
+    purchase basis to buy, or that no price is known the way the question acquires."""
     if pricing is None:
         return []
     lines: list[str] = []
@@ -425,8 +429,9 @@ def offer_lines(pricing: costs.Pricing | None, note: str | None = None) -> list[
         # as for renting: a card with purchase prices of another kind (or only a stale launch
         # price under 'auto') says why none is used, not nothing
         lines.append(f"No purchase: {pricing.buy_reason}.")
-    if not pricing.price_known:
-        lines.append("No price known: ranked on what it can do, not on cost.")
+    hourly = pricing.rent.usd_per_hour if pricing.rent is not None else None
+    if not costs.priced_as_asked(acquisition, pricing.purchase_usd, hourly):
+        lines.append(f"{costs.NO_PRICE_WORDS[acquisition]}: ranked on what it can do, not on cost.")
     return lines
 
 
@@ -531,7 +536,7 @@ def row_fields(
         },
         "provenance": _provenance(c),
         "explanation": _with_audio(rank.explain(c, position, leader, objective), c.work, p)
-        + offer_lines(c.pricing),
+        + offer_lines(c.pricing, acquisition=c.acquisition),
         "tips": rank.tips(c, requested, rules, jobs, _four_bit_cost(c)) + _bf16_words(c),
         "warnings": list(c.warnings)
         + _quality(c, requested, rules)
@@ -713,6 +718,9 @@ def _quality(c: rank.Candidate, requested: WorkloadSpec, rules: compat.Rules | N
             fmt = compat.weights_run_as(
                 c.gpu, run.runtime, run.precision, rules, c.perf.backend, fmt
             )
+        fmt = (
+            fmt if fmt not in (None, "none") else quality.runtime_format(run.runtime, run.precision)
+        )
         note = quality.cost_note(
             run.precision,
             fmt,

@@ -2159,6 +2159,12 @@ class WhatIfOut(BaseModel):
         description="whether the changed answer's top pick meets workload.latency_target_ms "
         "(null: no target)",
     )
+    quality: str | None = Field(
+        None,
+        description="the known quality cost of the weight or KV format the change switches "
+        "to, with its source, as the changed answer's top row words it (null: the change "
+        "switches to no such format)",
+    )
 
 
 class EstimateResponse(BaseModel):

@@ -44,6 +44,7 @@ from app.recommend.rows import Fields, gpu_out, memory_out, row_fields, stale_cu
 from app.recommend.workloads import get_workload, list_workloads, resolve_workload, resolved_out
 from app.vocab import (
     BOUNDED_OBJECTIVES,
+    FOUR_BIT_PRECISIONS,
     FRAMEWORK_LABELS,
     RUNTIME_FRAMEWORK,
     TORCH_PROGRAM_RUNTIMES,
@@ -77,6 +78,7 @@ def _resolve(
     runtimes)."""
     _check_runtime_framework(request)
     work, warnings = resolve_workload(request.workload, data_dir)
+    _check_graph_weights(work, request)
     _check_diffusion_side(work)
     warnings += _passes_words(request.workload, work)
     own = FRAMEWORK_RUNTIMES.get(request.constraints.framework)
@@ -156,6 +158,34 @@ def _check_runtime_framework(request: s.RecommendationRequest | s.EstimateReques
             f"asked is {FRAMEWORK_LABELS[framework]}: name a {FRAMEWORK_LABELS[framework]} "
             f"runtime, or framework {own}",
             field="workload.runtime",
+        )
+
+
+def _check_graph_weights(
+    work: WorkloadSpec, request: s.RecommendationRequest | s.EstimateRequest
+) -> None:
+    """4-bit weights asked of a TensorFlow or JAX runtime (named, or the framework's own) are
+    refused, naming the field, as an AWQ or GPTQ format asked under the framework is
+    (``_under_framework``): int4 is priced as W4A16 AWQ/GPTQ-style weights and fp4 as a 4-bit
+    float checkpoint, whose kernels load in PyTorch runtimes and llama.cpp; no TensorFlow or
+    JAX runtime of them is modelled, and `runtime: tensorflow` had priced GPT-2 in int4
+    without a word."""
+    w = request.workload
+    framework = RUNTIME_FRAMEWORK.get(w.runtime) if w.runtime else request.constraints.framework
+    if framework not in FRAMEWORK_RUNTIMES or work.task == "serving":
+        return
+    if w.quantization not in (None, "none"):
+        raise InvalidInput(
+            f"weight format {w.quantization} loads in PyTorch runtimes and llama.cpp, "
+            f"not {framework}'s: name no format, or framework pytorch",
+            field="workload.quantization",
+        )
+    if w.precision in FOUR_BIT_PRECISIONS:
+        raise InvalidInput(
+            f"{w.precision} weights are priced as the 4-bit formats (AWQ, GPTQ, NF4, NVFP4, "
+            f"MXFP4) that load in PyTorch runtimes and llama.cpp, not {framework}'s: name "
+            "precision fp16 or bf16, or framework pytorch",
+            field="workload.precision",
         )
 
 

@@ -307,7 +307,16 @@ def _kv_each(r: sv.ServingResult, replicas: int) -> str:
     replicas run more than the cache holds at full length)."""
     if not r.kv_admission.on_demand:
         return f"{vram(r.kv_gb_per_request):.2f} GiB each"
-    return f"~{vram(r.kv_held_gb):.2f} GiB each"
+    said = (
+        f"~{vram(r.kv_held_gb):.2f} GiB each, counted at its prompt + "
+        f"{r.kv_admission.output_share:.0%} of its output"
+    )
+    # the warning beside it names the count at full length: "holds 35" next to "the 31 it
+    # holds whole" had read as two answers for one cache
+    full = r.reserve_full_concurrency
+    if full is not None and full < r.max_concurrency:
+        said += f"; {full * replicas:,} at their whole prompt + output"
+    return said
 
 
 def _p95_words(r: sv.ServingResult, spec: ServingSpec) -> str:

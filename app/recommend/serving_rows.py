@@ -65,8 +65,9 @@ def served_cost(
     if priced.pricing is not None and priced.pricing.left_out is not None:
         # a way in the budget took out has no break-even with the way offered (evaluate.finish)
         cost = dataclasses.replace(cost, break_even_hours=None)
-    rent_h = priced.rent_usd_per_hour
-    extra: dict[str, Any] = {"price_known": cost.purchase_usd is not None or rent_h is not None}
+    # priced on a basis the question accepts (Price.basis): a rented-only card asked to buy
+    # has no price, whatever its offers say
+    extra: dict[str, Any] = {"price_known": priced.basis is not None}
     rent_out = buy_out = None
     if priced.pricing is not None:  # the offers chosen (None: the catalog's prices)
         extra, rent_out, buy_out = priced_parts(
@@ -76,6 +77,7 @@ def served_cost(
             priced.placed.note if priced.placed is not None else None,
             blended=blended,
         )
+        extra["price_known"] = priced.basis is not None
     out = s.CostOut(
         **dataclasses.asdict(cost) | {"job_cost_usd": None, "rent": rent_out, "buy": buy_out}
     )
@@ -148,5 +150,5 @@ def alternative_out(
         offer=chosen_offer_out(rent, priced.placed.note if priced.placed else None)
         if rent is not None
         else None,
-        price_known=priced.purchase_usd is not None or priced.rent_usd_per_hour is not None,
+        price_known=priced.basis is not None,
     )

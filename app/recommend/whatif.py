@@ -321,9 +321,21 @@ def what_if(
                 rent_gpus_paid=_gpus_paid(first),
                 time_to_finish_h=first.time_to_finish_h if first else None,
                 meets_latency_target=first.meets_latency_target if first else None,
+                quality=_quality_switched(first, answer),
             )
         )
     return out
+
+
+def _quality_switched(row: s.Recommendation | None, answer: s.RecommendationResponse) -> str | None:
+    """The changed top row's quality note (data/quality.yaml's cost of its format, with the
+    source) where the answer's own top row does not carry it: a line switching to int4 or
+    GGUF Q4_K_M weights had said nothing of what they cost, though the row it names did."""
+    if row is None:
+        return None
+    own = answer.recommendations[0].warnings if answer.recommendations else []
+    said = [w for w in row.warnings if w.startswith("quality: ") and w not in own]
+    return said[0] if said else None
 
 
 def _gpus_paid(row: s.Recommendation | None) -> int | None:

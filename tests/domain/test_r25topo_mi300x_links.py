@@ -63,7 +63,9 @@ def test_nvswitch_parts_keep_the_whole_nvlink_for_any_group(slug: str) -> None:
     assert gpu.interconnect_gbs and f.kind == "nvswitch" and not f.mesh
     links = [topology.link(gpu, n) for n in (2, 4, 8)]
     assert {lk.gbs for lk in links} == {gpu.interconnect_gbs / 2 * topology.COLLECTIVE_EFFICIENCY}
-    assert {lk.label for lk in links} == {f.label}
+    # named by the group's own GPUs (r41 aud2: a 4-GPU slice had read "8 GPUs")
+    assert [lk.label for lk in links] == [f"NVLink/NVSwitch, {n} GPUs" for n in (2, 4, 8)]
+    assert links[-1].label == f.label
 
 
 def test_h100_sxm_is_unchanged_at_360_gbs() -> None:
