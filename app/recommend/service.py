@@ -174,16 +174,17 @@ def _check_graph_weights(
     framework = RUNTIME_FRAMEWORK.get(w.runtime) if w.runtime else request.constraints.framework
     if framework not in FRAMEWORK_RUNTIMES or work.task == "serving":
         return
+    named = FRAMEWORK_LABELS.get(framework, framework)
     if w.quantization not in (None, "none"):
         raise InvalidInput(
             f"weight format {w.quantization} loads in PyTorch runtimes and llama.cpp, "
-            f"not {framework}'s: name no format, or framework pytorch",
+            f"not {named}'s: name no format, or framework pytorch",
             field="workload.quantization",
         )
     if w.precision in FOUR_BIT_PRECISIONS:
         raise InvalidInput(
             f"{w.precision} weights are priced as the 4-bit formats (AWQ, GPTQ, NF4, NVFP4, "
-            f"MXFP4) that load in PyTorch runtimes and llama.cpp, not {framework}'s: name "
+            f"MXFP4) that load in PyTorch runtimes and llama.cpp, not {named}'s: name "
             "precision fp16 or bf16, or framework pytorch",
             field="workload.precision",
         )
