@@ -1910,8 +1910,13 @@ def _multi_card_tip(c: Candidate) -> str | None:
     )
 
 
-# Each PyTorch backend's peak-memory counter (torch.cuda serves CUDA and ROCm builds alike)
+# Each PyTorch backend's peak-memory counter (torch.cuda serves CUDA and ROCm builds alike).
+# Gaudi's comes with Intel's PyTorch bridge (habana_frameworks.torch.hpu, which Intel's own HPU
+# tests read after reset_peak_memory_stats, and Hugging Face's TrainerMemoryTracker in
+# transformers/trainer_utils.py as torch.hpu once the bridge is imported); a Gaudi row had been
+# told to watch torch.cuda, which an HPU process does not use.
 PEAK_MEMORY_CALL = {
+    "hpu": "habana_frameworks.torch.hpu.max_memory_allocated()",
     "mps": "torch.mps.driver_allocated_memory()",
     "xpu": "torch.xpu.max_memory_allocated()",
 }

@@ -34,7 +34,7 @@ from app.recommend.rows import (
 )
 from app.recommend.workloads import resolved_out
 from app.shipped.rules import load_efficiency
-from app.vocab import HF_CHECKPOINT_SERVERS, QUANTIZATION_LABELS, RUNTIME_LABELS
+from app.vocab import HF_CHECKPOINT_SERVERS, QUANTIZATION_LABELS, RUNTIME_LABELS, RUNTIME_NAMES
 
 CURVES_FOR = 5  # rows that get a throughput-latency curve
 
@@ -105,6 +105,31 @@ def _reserve_note(row: _Row) -> list[str]:
             gb=vram(r.reserve_gb_per_gpu),
         )
     ]
+
+
+def _pool_note(row: _Row) -> str:
+    """The memory a replica leaves its KV cache, per GPU. Only a runtime that claims a share of
+    the device up front (vLLM's gpu_memory_utilization, SGLang's mem_fraction_static,
+    TensorRT-LLM's free_gpu_memory_fraction) reserves it: llama-server allocates the cache its
+    -c sets and no more, and mlx_lm and Transformers grow theirs with the requests, so a Mac
+    Studio's 366 GB had read as reserved by llama.cpp for four requests' 1.7 GB."""
+    r, rt = row.result, row.runtime.on(row.gpu)
+    # the breakdown beside it is in 10⁹ bytes: the pool in both units, so a cache of 39.6
+    # (10⁹ B) does not read as overflowing a pool of "37.8 GB" (vendor GB)
+    pool = f"{vram(r.kv_pool_gb_per_gpu):.1f} GiB ({r.kv_pool_gb_per_gpu:.1f} × 10⁹ B)"
+    if rt.memory_utilization < 1.0 or rt.reserve_rule is not None:
+        return f"per GPU; the runtime reserves {pool} for the KV cache"
+    if rt.name == "llama.cpp":
+        return (
+            f"per GPU; {pool} is free for the KV cache: llama-server claims no share of memory, "
+            "and allocates at start only the cache its -c sets (its -np slots, each one "
+            "request's context, as the deploy command sizes them)"
+        )
+    name = RUNTIME_NAMES.get(rt.name, rt.name)
+    return (
+        f"per GPU; {pool} is free for the KV cache: {name} claims no share of memory up front, "
+        "and its cache grows with the requests it runs"
+    )
 
 
 def _rate_words(rate: float) -> str:
@@ -624,13 +649,7 @@ def _recommendation(
             "workspace": round(r.activations_gb_per_gpu, 3),
             "framework": round(r.framework_gb_per_gpu, 3),
         },
-        notes=[
-            # the breakdown beside it is in 10⁹ bytes: the pool in both units, so a cache of
-            # 39.6 (10⁹ B) does not read as overflowing a pool of "37.8 GB" (vendor GB)
-            f"per GPU; the runtime reserves {vram(r.kv_pool_gb_per_gpu):.1f} GiB "
-            f"({r.kv_pool_gb_per_gpu:.1f} × 10⁹ B) for the KV cache",
-            *_reserve_note(row),
-        ],
+        notes=[_pool_note(row), *_reserve_note(row)],
     )
     mem.headroom_gb = round((mem.available_gb or 0) - mem.required_gb, 3)
     priced = row.priced
