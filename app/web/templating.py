@@ -127,6 +127,18 @@ def ms_range(low: Any, high: Any, like: Any = None, unit: bool = True) -> str:
     return f"{text} {word}" if unit else text
 
 
+def ms_like(value: Any, like: Any) -> str:
+    """A time in milliseconds in the unit ``ms`` gives ``like`` (a column's longest time), so
+    one column reads in one unit: a ranking's batch times had read "8,913 ms" above "10.3 s".
+    Times of a minute and more keep their own unit."""
+    if not (_is_number(value) and _is_number(like)):
+        return ms(value)
+    word = ms(like).rsplit(" ", 1)[-1]
+    if word == "s" and abs(float(value)) < 60_000:
+        return f"{num(float(value) / 1000, 3)} s"
+    return ms(value)
+
+
 def sortable(value: Any) -> str:
     """A figure as a data attribute the page's script sorts and scales by: seven significant
     figures (a sort or a recomputed price never needs more; 15.006582382700827 had cost every
@@ -335,6 +347,7 @@ def make_templates(settings: Settings | None = None) -> Jinja2Templates:
         static_url=static_url,
         config_name=config_name,
         ms_range=ms_range,
+        ms_like=ms_like,
         # globals, not context: the macros imported without context see them too
         stale_rule=stale_rule(rules),
         stale_mark=partial(stale_mark, rule=stale_rule(rules), settings=rules),

@@ -468,7 +468,8 @@ def test_compare_words_colours_price_and_a_job(page_desktop: Page) -> None:
     power = pg.locator("[data-compare-table] tr", has_text="Memory bandwidth").locator("td").nth(1)
     assert power.locator("[data-better]").get_attribute("data-better") == "no"
     job = pg.locator("[data-compare-job]").inner_text()
-    assert "Throughput" in job and "Cost per job" in job and "Runs it?" in job
+    # an inference has no job to cost: what an hour of it costs (test_r41web_compare_inference_cost)
+    assert "Throughput" in job and "Rent per hour" in job and "Runs it?" in job
 
 
 def test_compare_two_cards_fits_a_phone(page_phone: Page) -> None:
