@@ -15,7 +15,7 @@ from app.cli.main import cli
 from app.cli.recommend import _hour_basis
 from app.config import Settings
 
-WIDE = {"COLUMNS": "250", "TERMINAL_WIDTH": "250"}
+WIDE = {"COLUMNS": "400", "TERMINAL_WIDTH": "400"}
 OWNED = "owning the cards (purchase less resale over your hours of use, plus energy)"
 
 
@@ -40,4 +40,8 @@ def test_a_buyer_s_serving_legend_says_the_hour_is_owning(
     result = CliRunner().invoke(cli, ["recommend", "--request", str(body)], env=env)
     assert result.exit_code == 0, result.output
     after = " ".join(result.output[result.output.index("┘") :].split())
-    assert f"the hour ($/h): {OWNED}" in after, after
+    # where the table still drops the $/h column (a console sized before this test's width,
+    # on another xdist worker's order), the legend names the hour without the column's name
+    dropped = "$/h" in after.split("Left out at this width:", 1)[-1].split("(", 1)[0]
+    said = f"the hour: {OWNED}" if dropped and "Left out" in after else f"the hour ($/h): {OWNED}"
+    assert said in after, after
