@@ -4,6 +4,7 @@ explanations and the answer's summary."""
 from __future__ import annotations
 
 import math
+from decimal import Decimal
 
 
 def sig_figs(value: float, digits: int = 3) -> str:
@@ -24,6 +25,17 @@ def sig_figs(value: float, digits: int = 3) -> str:
     if "." in text:
         text = text.rstrip("0").rstrip(".")
     return text
+
+
+def given(value: float) -> str:
+    """A figure the user gave, as they wrote it: 5, 2.5, 0.004, 1,000,000 and 0.000000001,
+    every digit kept and none added. A serving answer had said "At 5.00 requests/s" to
+    whoever asked for 5, and a rate of 1e-9 had read "0.00"."""
+    if not math.isfinite(value):
+        return str(value)
+    # repr is the shortest text that reads back as the same float: what was typed, not the
+    # binary expansion's tail
+    return f"{Decimal(repr(float(value))).normalize():,f}"
 
 
 # A year as the calendar averages it (365.25 days): past one, a time reads in years (2,164 h

@@ -18,6 +18,7 @@ from app.domain import bands, efficiency, llm_step, rank, serving_step
 from app.domain import cost as costs
 from app.domain import evaluate as ev
 from app.domain import serving as sv
+from app.domain.figures import given
 from app.domain.gpu import GpuSpec
 from app.domain.serving_step import Served
 from app.domain.units import vram
@@ -132,12 +133,6 @@ def _pool_note(row: _Row) -> str:
     )
 
 
-def _rate_words(rate: float) -> str:
-    """Two decimals, as the form states a rate; a rate too small for them in significant
-    figures, not as 0.00."""
-    return f"{rate:,.2f}" if rate >= 0.01 or rate == 0.0 else f"{rate:.2g}"
-
-
 def replicas_words(replicas: int, gpus_per_replica: int) -> str:
     """A serving layout in words, counted nouns agreeing ("1 replica × 2 GPUs"; it had read
     "1 × 2 GPU")."""
@@ -151,7 +146,7 @@ def _load_words(spec: ServingSpec) -> str:
         f"{spec.concurrent_requests:,g} concurrent request"
         f"{'' if spec.concurrent_requests == 1 else 's'}"
         if spec.concurrent_requests is not None
-        else f"{_rate_words(spec.requests_per_s or 0.0)} requests/s"
+        else f"{given(spec.requests_per_s or 0.0)} requests/s"
     )
     return f"{who}, {spec.prompt_tokens:,} prompt + {spec.output_tokens:,} output tokens"
 

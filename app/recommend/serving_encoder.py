@@ -16,6 +16,7 @@ from app.domain import cost as costs
 from app.domain import evaluate as ev
 from app.domain import serving_encoder as se
 from app.domain import serving_encoder_step as encoder_step
+from app.domain.figures import given
 from app.domain.workload import ServingSpec
 from app.recommend import schemas as s
 from app.recommend import serving_rows as words
@@ -27,17 +28,13 @@ if TYPE_CHECKING:
 UNIT = "embeddings/s"
 
 
-def _rate_words(rate: float) -> str:
-    return f"{rate:,.2f}" if rate >= 0.01 or rate == 0.0 else f"{rate:.2g}"
-
-
 def load_words(spec: ServingSpec) -> str:
     """The load in an encoder's words: requests of one sequence of ``prompt_tokens``."""
     who = (
         f"{spec.concurrent_requests:,g} concurrent client"
         f"{'' if spec.concurrent_requests == 1 else 's'}"
         if spec.concurrent_requests is not None
-        else f"{_rate_words(spec.requests_per_s or 0.0)} requests/s"
+        else f"{given(spec.requests_per_s or 0.0)} requests/s"
     )
     spread = f" (± {spec.prompt_tokens_spread:,})" if spec.prompt_tokens_spread else ""
     return f"{who}, one {spec.prompt_tokens:,}-token sequence{spread} a request"

@@ -9,7 +9,7 @@ from app.domain import bands
 from app.domain import cost as costs
 from app.domain.compat import is_owning_caveat
 from app.domain.evaluate import TIGHT_FIT
-from app.domain.figures import duration
+from app.domain.figures import duration, given
 from app.domain.rank import FASTEST_TIE, TRITON_BACKENDS, kbit_upcast_gb, significant
 from app.domain.serving import weights_name
 from app.domain.units import vram
@@ -589,7 +589,7 @@ def _assumptions(answer: s.RecommendationResponse) -> str:
         load = (
             f"{sv.concurrent_requests:,g} concurrent requests"
             if sv.concurrent_requests
-            else f"{sv.requests_per_s or 0:,g} requests/s"
+            else f"{given(sv.requests_per_s or 0)} requests/s"
         )
         parts = [f"serving {load}", f"{sv.prompt_tokens:,} tokens in, {sv.output_tokens:,} out"]
         parts.append(

@@ -293,7 +293,7 @@ def what_if(
     work: WorkloadSpec,
     rank: Ranker,
 ) -> list[s.WhatIfOut]:
-    top = answer.recommendations[0].gpu.slug if answer.recommendations else None
+    top = _configuration(answer.recommendations[0] if answer.recommendations else None)
     out: list[s.WhatIfOut] = []
     for label, changes in variations(work, request):
         try:
@@ -315,7 +315,7 @@ def what_if(
                 unit=first.throughput.unit if first else None,
                 required_gb=changed.memory.required_gb,
                 can_run=changed.count,
-                same_top=(first.gpu.slug if first else None) == top,
+                same_top=_configuration(first) == top,
                 purchase_usd=first.cost.purchase_usd if first else None,
                 hourly_usd=first.cost.hourly_usd if first else None,
                 rent_gpus_paid=_gpus_paid(first),
@@ -325,6 +325,12 @@ def what_if(
             )
         )
     return out
+
+
+def _configuration(row: s.Recommendation | None) -> tuple[str, int] | None:
+    """A top pick as the what-if compares it: the card and its count, since 4 × B200 where
+    the answer picks one B200 is another machine to rent or buy, not "(same)"."""
+    return (row.gpu.slug, row.num_gpus) if row else None
 
 
 def _quality_switched(row: s.Recommendation | None, answer: s.RecommendationResponse) -> str | None:

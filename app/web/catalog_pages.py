@@ -37,7 +37,7 @@ from app.web.catalog_form import (
     parse_slugs,
 )
 from app.web.gpu_words import LaunchOnFile, interconnect_said, launch_on_file, on_soc
-from app.web.templating import render
+from app.web.templating import render, url_with
 
 router = APIRouter(include_in_schema=False)
 
@@ -158,8 +158,16 @@ def gpus(request: Request, session: SessionDep) -> HTMLResponse:
         "segments": SEGMENTS,
         "precisions": CATALOG_PRECISIONS,
         "page_size": PAGE_SIZE,
+        "page_url": functools.partial(_page_url, request, tuple(form.errors)),
     }
     return render(request, "gpus.html", ctx, status_code=422 if form.errors else 200)
+
+
+def _page_url(request: Request, refused: tuple[str, ...], **changes: Any) -> str:
+    """A sort or paging link of the list, without what the form refused: the refused query's
+    "Next" had kept ?sort=price and led to another 422 page (the list it pages is the one
+    shown, which left the refused field out)."""
+    return url_with(request, **{**dict.fromkeys(refused), **changes})
 
 
 SPEC_ROWS: tuple[tuple[str, str, str], ...] = (

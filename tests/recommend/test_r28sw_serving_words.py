@@ -5,14 +5,15 @@ from __future__ import annotations
 
 from fastapi.testclient import TestClient
 
-from app.recommend.serving import _rate_words
+from app.domain.figures import given
 
 
 def test_a_tiny_rate_keeps_its_figures() -> None:
-    assert _rate_words(5.0) == "5.00"
-    assert _rate_words(1234.5) == "1,234.50"
-    assert _rate_words(1e-9) == "1e-09"
-    assert _rate_words(0.004) == "0.004"
+    # as given since session 41 (tests/recommend/test_r41tidy_rate_as_given.py), not "5.00"
+    assert given(5.0) == "5"
+    assert given(1234.5) == "1,234.5"
+    assert given(1e-9) == "0.000000001"
+    assert given(0.004) == "0.004"
 
 
 def test_the_kv_pool_note_names_both_units(read_client: TestClient) -> None:
