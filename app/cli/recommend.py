@@ -260,10 +260,20 @@ def read_json_file(path: str, flag: str) -> dict[str, Any]:
 
 def read_request_file(path: str) -> dict[str, Any]:
     """A JSON request body from a file, or from stdin for ``-``."""
-    text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
-    data = json.loads(text)
+    where = "stdin" if path == "-" else path
+    try:
+        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{where} is not text (UTF-8), so not a JSON request") from exc
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        # "Expecting value: line 1 column 1 (char 0)" alone had not said the file is not JSON
+        raise ValueError(
+            f"{where} is not JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})"
+        ) from exc
     if not isinstance(data, dict):
-        raise ValueError("the request must be a JSON object")
+        raise ValueError(f"{where} holds JSON but not an object: the request must be one")
     return data
 
 
