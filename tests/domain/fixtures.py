@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from app.domain import cost, perf, rank
 from app.domain.compat import FeatureRule, FrameworkRule, Rules
 from app.domain.gpu import GpuSpec, Price
-from app.domain.workload import ModelSpec, WorkloadSpec
+from app.domain.workload import ModelSpec, WorkloadSpec, memory_breakdown
 
 A100 = GpuSpec(
     slug="a100-sxm4-80gb",
@@ -295,3 +296,17 @@ def qlora_65b(**kw: object) -> WorkloadSpec:
         lora_rank=64,
     )
     return replace(base, **kw)  # type: ignore[arg-type]
+
+
+def candidate(gpu: GpuSpec, work: WorkloadSpec, n: int = 1) -> rank.Candidate:
+    """A ranking candidate of ``work`` on ``n`` of ``gpu``: the engine's estimate and memory,
+    costed over a 10-hour job (the rank tests' words read it)."""
+    est = perf.estimate(gpu, work, num_gpus=n)
+    return rank.Candidate(
+        gpu=gpu,
+        work=work,
+        memory=memory_breakdown(work, num_gpus=n),
+        available_gb=gpu.memory_gb,
+        perf=est,
+        cost=cost.estimate_cost(gpu, n, est.throughput, 10.0),
+    )

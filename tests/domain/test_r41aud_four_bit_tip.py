@@ -7,26 +7,15 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from app.domain import cost, perf, rank
-from app.domain.gpu import GpuSpec
-from app.domain.workload import WorkloadSpec, memory_breakdown
+from app.domain import rank
 from app.shipped.rules import load_efficiency
-from tests.domain.fixtures import H100, LLAMA3_70B
+from tests.domain.fixtures import H100, LLAMA3_70B, candidate
 from tests.domain.fixtures import llm_inference as _plain
 
 TABLE = load_efficiency()
 
 
-def _cand(gpu: GpuSpec, work: WorkloadSpec, n: int = 1) -> rank.Candidate:
-    est = perf.estimate(gpu, work, num_gpus=n)
-    return rank.Candidate(
-        gpu=gpu,
-        work=work,
-        memory=memory_breakdown(work, num_gpus=n),
-        available_gb=gpu.memory_gb,
-        perf=est,
-        cost=cost.estimate_cost(gpu, n, est.throughput, 10.0),
-    )
+_cand = candidate
 
 
 def _tip(runtime: str, four_bit_cost: str | None = None) -> str:
