@@ -407,7 +407,8 @@ def seen_text(usd_per_gpu_hour: float, provider: str | None, source: str, as_of:
     source by its name, the part of its title before the first ": " or " (" (a page's title;
     a repository's file by its repository); the offers API keeps the whole title. The
     recommendation's quoted offers and a catalog entry's own quoted `cloud_price` read alike."""
-    per = f"${usd_per_gpu_hour:,.3g}/h per GPU"
+    # the pages' figure (templating.num), as the row's cell and details quote it beside this
+    per = f"${sig_figs(usd_per_gpu_hour, 3)}/h per GPU"
     name = source.split(": ", 1)[0].split(" (", 1)[0]
     if name.startswith(("http://", "https://")):
         # a bare address, by its host and file: the whole of a pinned repository URL had cost

@@ -1105,12 +1105,18 @@ def explain(c: Candidate, position: int, leader: Candidate, objective: str) -> l
             f"{p.scaling_efficiency:.0%} scaling efficiency."
         )
     ranked = objective != UNRANKED
+    late = ranked and position > 1 and objective != "fastest" and host_unpriced(c)
+    # said where it would lead: "Ranked #2: speed 1.00 and value 1.00 of the best" had stood
+    # under a row faster than the pick with no word of why it was below
+    late_said = late and _host_alone_behind(c, leader)
     if ranked:
         name = objective.replace("_", " ")
+        why = f", below #1 because its price leaves out {_host_late_said(c)}"
         lines.append(
             f"Ranked first by {name}."
             if position == 1
-            else f"Ranked #{position} by {name}: " + _versus(c, leader, objective)
+            else f"Ranked #{position} by {name}{why if late_said else ''}: "
+            + _versus(c, leader, objective)
         )
         low = leans_high(c)
         said = None if low is None else _low_end_said(c, low, objective)
@@ -1132,13 +1138,27 @@ def explain(c: Candidate, position: int, leader: Candidate, objective: str) -> l
             "Its software support for this job is experimental (see the warnings)"
             + (", so it is listed after every GPU where it is supported." if ranked else ".")
         )
-    if ranked and position > 1 and objective != "fastest" and host_unpriced(c):
-        lines.append(
-            f"Its price leaves out the host {f'its {c.n} GPUs need' if c.n > 1 else 'it needs'} "
-            "(see the warnings), so it is "
-            "listed after every option priced whole."
-        )
+    if late and not late_said:
+        lines.append(f"Its price leaves out {_host_late_said(c)}.")
     return lines
+
+
+def _host_late_said(c: Candidate) -> str:
+    return (
+        f"the host {f'its {c.n} GPUs need' if c.n > 1 else 'it needs'} (see the warnings), "
+        "so it is listed after every option priced whole"
+    )
+
+
+def _host_alone_behind(c: Candidate, lead: Candidate) -> bool:
+    """Whether the host left out of ``c``'s price is all that puts it below ``lead``: it
+    scores higher and is in the lead's class of ``ranking.rank_columns``'s order but for that."""
+    return (
+        c.score > lead.score
+        and not host_unpriced(lead)
+        and (c.meets_latency is False) == (lead.meets_latency is False)
+        and (c.framework_status == "experimental") == (lead.framework_status == "experimental")
+    )
 
 
 def _end_to_end_said(c: Candidate) -> str:
@@ -1380,11 +1400,24 @@ def _versus(c: Candidate, lead: Candidate, objective: str) -> str:
             f"{per_dollar(c.work, v)} {_ACQUIRED[acquisition]}; {lead.gpu.name} has no "
             "such price to compare."
         )
+    figures = (c.speed_score, c.value_score or 0.0, lead.speed_score, lead.value_score or 0.0)
+    speed_said, value_said, lead_speed_said, lead_value_said = _scores_apart(figures)
     return (
-        f"speed {c.speed_score:.2f} and value "
-        f"{(c.value_score if c.value_score is not None else 0.0):.2f} of the best, "
-        f"against {_lead_name(lead)}{_lead_build(c, lead)}."
+        f"speed {speed_said} and value {value_said} of the best, against {_lead_name(lead)} "
+        f"({lead_speed_said} and {lead_value_said}){_lead_build(c, lead)}."
     )
+
+
+def _scores_apart(scores: tuple[float, ...]) -> tuple[str, ...]:
+    """Scores (fractions of the best) to two places, or as many more (up to four) as keep
+    any two that differ, or one short of the best, from reading as equal: 0.996 had read as
+    1.00, a tie with the best."""
+    told = (*scores, 1.0)
+    for places in (2, 3, 4):
+        said = [f"{x:.{places}f}" for x in told]
+        if len(set(said)) == len({round(x, 6) for x in told}):
+            break
+    return tuple(said[:-1])
 
 
 def _lead_name(lead: Candidate) -> str:
