@@ -348,6 +348,10 @@ class ServingRuntime:
     # request's output its cache is counted at while it runs (``KvAdmission``); None: the whole
     # prompt and output reserved up front
     kv_admission: KvAdmission | None = None
+    # allocates the KV cache of all its slots whole when it starts (llama-server: -c tokens
+    # over -np slots), so its memory is the slots' cache however few requests run; False: a
+    # pool it fills as requests come (vLLM, SGLang, TensorRT-LLM, mlx-lm)
+    kv_at_start: bool = False
 
 
 # A request admitted on demand holds its prompt plus the output it has made so far: its cache
@@ -410,6 +414,7 @@ def _kv_admission(name: str, raw: Any) -> KvAdmission | None:
 
 _SERVING_OPTIONAL = {
     "kv_admission",
+    "kv_at_start",
     "fp8_kv",
     "fp4_weight_only_min_cc",
     "fp8_weight_only_min_cc",
@@ -1004,6 +1009,7 @@ def _serving_runtimes(raw: dict[str, Any]) -> dict[str, ServingRuntime]:
             startup_activations=_startup_activations(name, values.get("startup_activations")),
             fp8_kv=bool(values.get("fp8_kv", True)),
             kv_admission=_kv_admission(name, values.get("kv_admission")),
+            kv_at_start=bool(values.get("kv_at_start", False)),
         )
     return out
 

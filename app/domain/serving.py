@@ -116,6 +116,8 @@ class RuntimeProfile:
     # output reserved up front, or the cache allocated as tokens arrive (preempting when the
     # pool runs out), a running request counted at its prompt + a share of its output
     kv_admission: efficiency.KvAdmission = efficiency.RESERVE_FULL
+    # allocates all its slots' KV cache at startup (efficiency.ServingSpec.kv_at_start)
+    kv_at_start: bool = False
     # the runtime's efficiency rows on this GPU (data/efficiency.yaml), the ones LLM inference
     # reads: bandwidth and GEMM efficiency, kernel gaps, host dispatch, native datapaths
     decode: efficiency.RuntimeProfile = efficiency.EAGER
@@ -197,6 +199,7 @@ def runtime_profile(
         startup_activations=spec.startup_activations,
         fp8_kv=spec.fp8_kv,
         kv_admission=spec.kv_admission or efficiency.RESERVE_FULL,
+        kv_at_start=spec.kv_at_start,
         decode=decode if decode is not None else efficiency.EAGER,
         prefill=prefill if prefill is not None else (decode or efficiency.EAGER),
     )
@@ -235,6 +238,11 @@ class ServingLoad:
     # replays the same prompts under prefix caching): held in the KV cache and read by every
     # decode step, never computed; at least one prompt token is always computed
     cached_prompt_tokens: int = 0
+    # the context each request is deployed with (``deploy_context``: the serve command's
+    # --max-model-len, llama-server's -c ÷ -np), which a runtime that allocates its slots at
+    # startup (RuntimeProfile.kv_at_start) sizes each slot's cache for; 0: the request's own
+    # prompt + output + extra tokens (a benchmark's load, whose server was not ours)
+    slot_tokens: int = 0
 
     @property
     def fresh_prompt_tokens(self) -> int:
@@ -242,6 +250,31 @@ class ServingLoad:
         first output token need it)."""
         p = max(1, self.prompt_tokens)
         return p - min(max(0, self.cached_prompt_tokens), p - 1)
+
+
+def deploy_context(
+    prompt: int,
+    output: int,
+    spread: int = 0,
+    max_context: int | None = None,
+    native: int | None = None,
+) -> int:
+    """The context a serve command gives each request (vLLM's --max-model-len, llama-server's
+    -c ÷ -np): room for the longest request the load describes, within the model's own limit.
+    vLLM refuses a prompt longer than --max-model-len and cuts the answer at it, so the mean
+    lengths would fail every longer request: mean + spread where the load gives a spread (what
+    the plan sizes each request's KV cache for), else twice the mean. ``native``: the context
+    the model serves without its RoPE scaling (a preset's ``long_context``), which a load whose
+    stated lengths fit it is held to: the publisher advises the scaling only where long
+    contexts are needed (Qwen3: "if the average context length does not exceed 32,768 tokens,
+    we do not recommend enabling YaRN"), and twice the mean is a margin, not a need."""
+    need = prompt + output + spread
+    context = need if spread else 2 * (prompt + output)
+    if max_context:
+        context = min(context, max_context) if context else max_context
+    if native and context > native and need <= native:
+        context = native
+    return context or 4096
 
 
 @dataclass(frozen=True, slots=True)
@@ -362,6 +395,9 @@ class ServingResult:
     # reserve-full runtime runs); None where not worked out
     reserve_full_concurrency: int | None = None
     kv_admission: efficiency.KvAdmission = efficiency.RESERVE_FULL
+    # the runtime allocates every slot's KV cache at startup (RuntimeProfile.kv_at_start): its
+    # memory holds ``max_concurrency`` slots' caches however few requests run
+    kv_at_start: bool = False
 
     @property
     def total_gpus(self) -> int:
@@ -376,7 +412,10 @@ class ServingResult:
     def kv_gb_per_gpu(self, running: float) -> float:
         """The KV cache ``running`` requests fill on each GPU of a replica, as the capacity
         counts it (_capacity: on demand, what each holds on average): split over the group,
-        times the copies it holds."""
+        times the copies it holds. A runtime that allocates its slots at startup holds all of
+        them (llama-server: the -c it is started with, however few requests run)."""
+        if self.kv_at_start:
+            running = float(self.max_concurrency)
         return running * self.kv_held_gb * self.kv_copies / self.config.gpus_per_replica
 
     @property
@@ -915,6 +954,9 @@ def _capacity(
     weights, act, fw, pool = memory_plan(gpu, model, cfg, rt, usable)
     per = KV_BYTES[cfg.kv_precision]
     kv_req = kv_values(model, p + o + extra) * per
+    if rt.kv_at_start and load.slot_tokens > 0:
+        # llama-server sizes every slot at the deployed context (-c ÷ -np), not the request's
+        kv_req = kv_values(model, load.slot_tokens) * per
     admit = rt.kv_admission
     # the spread (mean + spread: ``kv_extra_tokens``) stays a margin on what each one holds
     kv_held = (
@@ -1185,6 +1227,7 @@ class ShapeTerms:
             kv_held_gb_per_request=kv_held / GB,
             reserve_full_concurrency=full,
             kv_admission=rt.kv_admission,
+            kv_at_start=rt.kv_at_start,
             compute_precision=self.eng.compute_precision,
             kv_copies=llm_step.kv_copies(model, llm_step.span(rt.decode, cfg.gpus_per_replica)[0]),
             reserve_gb_per_gpu=startup_reserve_gb(gpu, model, cfg, rt) or 0.0,
@@ -1217,6 +1260,7 @@ def _shape_key(cfg: ServingConfig, load: ServingLoad) -> tuple[object, ...]:
         load.output_tokens,
         load.fresh_prompt_tokens,
         load.kv_extra_tokens,
+        load.slot_tokens,
     )
 
 

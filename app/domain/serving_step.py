@@ -295,6 +295,7 @@ def load_of(spec: ServingSpec) -> sv.ServingLoad:
         concurrent_requests=spec.concurrent_requests,
         requests_per_s=spec.requests_per_s,
         kv_extra_tokens=extra,
+        slot_tokens=spec.context_tokens or 0,
     )
 
 

@@ -440,6 +440,9 @@ class ServingSpec:
     kv_cache_precision: str | None = None
     ttft_target_default: bool = False
     itl_target_default: bool = False
+    # the context each request is deployed with (serving.deploy_context: the serve command's
+    # --max-model-len, llama-server's -c per slot); None: not planned here (a benchmark's load)
+    context_tokens: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

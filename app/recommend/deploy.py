@@ -41,7 +41,7 @@ import yaml
 
 from app.domain import efficiency
 from app.domain import serving_encoder as se
-from app.domain.serving import weights_name
+from app.domain.serving import deploy_context, weights_name
 from app.offers.launch import TaskDumper
 from app.recommend import presets
 from app.recommend import schemas as s
@@ -977,23 +977,18 @@ def encoder_deploy(
 
 
 def context_for(w: s.ResolvedWorkload, native: int | None = None) -> int:
-    """The --max-model-len a workload's serve command asks: room for the longest request the
-    load describes, within the model's own limit. vLLM refuses a prompt longer than
-    --max-model-len and cuts the answer at it, so the mean lengths would fail every longer
-    request: mean + spread where the load gives a spread (what the plan sizes each request's KV
-    cache for), else twice the mean. ``native``: the context the model serves without its
-    RoPE scaling (a preset's ``long_context``), which a load whose stated lengths fit it is
-    held to: the publisher advises the scaling only where long contexts are needed (Qwen3:
-    "if the average context length does not exceed 32,768 tokens, we do not recommend
-    enabling YaRN"), and twice the mean is a margin, not a need."""
+    """The --max-model-len a workload's serve command asks: a serving load's is
+    serving.deploy_context, the rule the plan sizes a llama-server slot's KV cache by too (the
+    domain's ServingSpec.context_tokens), so the -c it deploys is the memory the row counts;
+    an inference job's, its prompt + output within the model's limit. ``native``: the
+    preset's native context (``long_context``)."""
     if w.serving is not None:
         sv = w.serving
         spread = (sv.prompt_tokens_spread or 0) + (sv.output_tokens_spread or 0)
-        mean = sv.prompt_tokens + sv.output_tokens
-        need = mean + spread
-        context = need if spread else 2 * mean
-    else:
-        context = need = (w.seq_len or 0) + (w.output_tokens or 0)
+        return deploy_context(
+            sv.prompt_tokens, sv.output_tokens, spread, w.model.max_context, native
+        )
+    context = need = (w.seq_len or 0) + (w.output_tokens or 0)
     if w.model.max_context:
         context = min(context, w.model.max_context) if context else w.model.max_context
     if native and context > native and need <= native:

@@ -120,11 +120,17 @@ def _pool_note(row: _Row) -> str:
     pool = f"{vram(r.kv_pool_gb_per_gpu):.1f} GiB ({r.kv_pool_gb_per_gpu:.1f} × 10⁹ B)"
     if rt.memory_utilization < 1.0 or rt.reserve_rule is not None:
         return f"per GPU; the runtime reserves {pool} for the KV cache"
-    if rt.name == "llama.cpp":
+    if rt.kv_at_start:
+        # llama-server's -c is allocated whole at startup (llama-context.cpp, create_memory):
+        # the kv_cache beside it is every slot's, not the running requests' (it had counted
+        # 4 requests' 1.7 GB where the -c it deploys allocates 3.4 GB)
+        slots = r.max_concurrency
+        whole = slots * r.kv_held_gb * r.kv_copies / r.config.gpus_per_replica
         return (
             f"per GPU; {pool} is free for the KV cache: llama-server claims no share of memory, "
-            "and allocates at start only the cache its -c sets (its -np slots, each one "
-            "request's context, as the deploy command sizes them)"
+            f"and allocates at start the whole cache its -c sets, {slots} -np slots of "
+            f"{vram(r.kv_held_gb):.2f} GiB each (one request's context, as the deploy command "
+            f"sizes it): {vram(whole):.2f} GiB ({whole:.2f} × 10⁹ B), however few requests run"
         )
     name = RUNTIME_NAMES.get(rt.name, rt.name)
     return (

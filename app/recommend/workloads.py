@@ -718,7 +718,7 @@ def resolve_workload(w: s.WorkloadIn, data_dir: Path = DATA_DIR) -> tuple[Worklo
         )
     task = _task(w, d, warnings)
     _extra_gpus(w, task, model, warnings)
-    serving = _serving_spec(w, model, task, warnings)
+    serving = _with_deploy_context(_serving_spec(w, model, task, warnings), model, preset)
     inference = task in INFERENCE_TASKS
     if inference:
         _check_inference_fields(w)
@@ -1319,6 +1319,26 @@ def _serving_runtime(w: s.WorkloadIn) -> str:
             field="workload.runtime",
         )
     return w.runtime
+
+
+def _with_deploy_context(
+    serving: ServingSpec | None, model: ModelSpec, preset: Preset | None
+) -> ServingSpec | None:
+    """A decoder's serving load with the context the deploy command gives each request
+    (deploy.context_for reads the same rule): llama-server allocates every slot's KV cache at
+    it when it starts, so the plan's memory reads it too."""
+    if serving is None or not serving.output_tokens:
+        return serving
+    long = preset.long_context if preset is not None else None
+    spread = (serving.prompt_tokens_spread or 0) + (serving.output_tokens_spread or 0)
+    context = serving_model.deploy_context(
+        serving.prompt_tokens,
+        serving.output_tokens,
+        spread,
+        model.max_context,
+        long.native if long is not None else None,
+    )
+    return dataclasses.replace(serving, context_tokens=context)
 
 
 def _serving_spec(
