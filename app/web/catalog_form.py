@@ -121,7 +121,9 @@ def parse_catalog(items: MultiItems, sortable: Iterable[str]) -> CatalogForm:
     form.values["sort"] = sort
     if sort:
         if sort_field(sort)[0] not in set(sortable):
-            form.errors["sort"] = "cannot sort by that"
+            # the value said back: a select cannot show it, and the page's links no longer
+            # carry it (they page the list shown, without what was refused)
+            form.errors["sort"] = f"cannot sort by {sort[:60]!r}: choose a figure from the list"
         else:
             form.sort = sort
     offset = (raw.get("offset") or [""])[-1].strip()

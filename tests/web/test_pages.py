@@ -185,7 +185,7 @@ def test_catalog_bad_filter_keeps_values_and_says_why(read_client: TestClient) -
     html = page(read_client, "/gpus?min_memory_gb=lots&vendor=nvidia&sort=bogus", 422)
     assert 'value="lots"' in html
     assert "must be a number" in html
-    assert "cannot sort by that" in html
+    assert "cannot sort by &#39;bogus&#39;: choose a figure from the list" in html
     assert re.search(r'value="nvidia"\s+checked', html)
 
 
