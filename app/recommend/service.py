@@ -195,8 +195,9 @@ def _under_framework(
 ) -> tuple[dict[str, object], list[str]]:
     """What a TensorFlow or JAX question changes in the workload, and says: AWQ, GPTQ, NF4,
     GGUF and the MX/NV FP4 checkpoints, and QLoRA's 4-bit base under PEFT, are PyTorch's (and
-    llama.cpp's); no TensorFlow or JAX runtime of them is modelled, so one the request names is
-    refused and one its preset names gives way to the 16-bit weights."""
+    llama.cpp's); no TensorFlow or JAX runtime of them is modelled, so one its preset names
+    gives way to the 16-bit weights (one the request names is refused by
+    ``_check_graph_weights``)."""
     framework = request.constraints.framework
     if work.peft == "qlora":
         if request.workload.peft is not None:
@@ -214,12 +215,8 @@ def _under_framework(
         return {"peft": "lora", "quantization": "none"}, [said]
     if work.quantization == "none":
         return {}, []
-    if request.workload.quantization not in (None, "none"):
-        raise InvalidInput(
-            f"weight format {work.quantization} loads in PyTorch runtimes and llama.cpp, "
-            f"not {framework}'s: name no format, or framework pytorch",
-            field="workload.quantization",
-        )
+    # a format the request names was refused already (_check_graph_weights): this one is the
+    # preset's own
     said = (
         f"the preset's {work.quantization} weights load in PyTorch runtimes and llama.cpp: "
         f"under {framework_name(framework)}, its 16-bit weights"

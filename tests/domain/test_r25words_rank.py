@@ -8,27 +8,18 @@ from dataclasses import replace
 
 import pytest
 
-from app.domain import cost, perf, rank
+from app.domain import perf, rank
 from app.domain.gpu import GpuSpec
-from app.domain.workload import WorkloadSpec, memory_breakdown
+from app.domain.workload import WorkloadSpec
 from app.shipped.rules import load_efficiency
-from tests.domain.fixtures import RTX3090, RTX4090
+from tests.domain.fixtures import RTX3090, RTX4090, candidate
 from tests.domain.fixtures import llm_inference as _plain
 
 TABLE = load_efficiency()
 
 
 def _cand(gpu: GpuSpec, work: WorkloadSpec | None = None, n: int = 1) -> rank.Candidate:
-    work = work or _plain(efficiency=TABLE)
-    est = perf.estimate(gpu, work, num_gpus=n)
-    return rank.Candidate(
-        gpu=gpu,
-        work=work,
-        memory=memory_breakdown(work, num_gpus=n),
-        available_gb=gpu.memory_gb,
-        perf=est,
-        cost=cost.estimate_cost(gpu, n, est.throughput, 10.0),
-    )
+    return candidate(gpu, work or _plain(efficiency=TABLE), n)
 
 
 def _power(c: rank.Candidate) -> str | None:

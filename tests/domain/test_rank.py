@@ -22,22 +22,13 @@ from tests.domain.fixtures import (
     RESNET50,
     RTX3090,
     RTX4090,
+    candidate,
     llm_inference,
 )
 
 
 def _cand(gpu: GpuSpec, work: WorkloadSpec | None = None, n: int = 1) -> rank.Candidate:
-    work = work or llm_inference()
-    est = perf.estimate(gpu, work, num_gpus=n)
-    c = cost.estimate_cost(gpu, n, est.throughput, 10.0)
-    return rank.Candidate(
-        gpu=gpu,
-        work=work,
-        memory=memory_breakdown(work, num_gpus=n),
-        available_gb=gpu.memory_gb,
-        perf=est,
-        cost=c,
-    )
+    return candidate(gpu, work or llm_inference(), n)
 
 
 def test_fastest_orders_by_throughput() -> None:

@@ -11,9 +11,9 @@ from dataclasses import replace
 import pytest
 
 from app.domain import cost, perf, rank
-from app.domain.gpu import GpuSpec, Price
+from app.domain.gpu import Price
 from app.domain.workload import MemoryBreakdown, WorkloadSpec, memory_breakdown
-from tests.domain.fixtures import A100, H100, LLAMA3_8B, MI300X, RESNET50, RTX4090
+from tests.domain.fixtures import A100, H100, LLAMA3_8B, MI300X, RESNET50, RTX4090, candidate
 
 PCIE_600W = replace(
     A100,
@@ -26,16 +26,7 @@ PCIE_600W = replace(
 )
 
 
-def _cand(gpu: GpuSpec, work: WorkloadSpec, n: int = 1) -> rank.Candidate:
-    est = perf.estimate(gpu, work, num_gpus=n)
-    return rank.Candidate(
-        gpu=gpu,
-        work=work,
-        memory=memory_breakdown(work, num_gpus=n),
-        available_gb=gpu.memory_gb,
-        perf=est,
-        cost=cost.estimate_cost(gpu, n, est.throughput, 10.0),
-    )
+_cand = candidate
 
 
 def _power(c: rank.Candidate) -> str:
