@@ -42,7 +42,9 @@ from app.vocab import (
     ENCODER_SERVING_PRECISIONS,
     ENCODER_SERVING_RUNTIMES,
     FOUR_BIT_PRECISIONS,
+    FRAMEWORK_LABELS,
     GGUF_FORMATS,
+    GRAPH_FRAMEWORK_RUNTIMES,
     INFERENCE_TASKS,
     LANGUAGE_MODEL_FAMILIES,
     LLAMACPP_FORMATS,
@@ -52,6 +54,7 @@ from app.vocab import (
     MODELLED_TASKS,
     QLORA_BASES,
     QUANTIZATION_PRECISION,
+    RUNTIME_FRAMEWORK,
     RUNTIMES,
     SPEECH_REFUSED_RUNTIMES,
     TRAINING_ONLY_RUNTIMES,
@@ -732,7 +735,7 @@ def resolve_workload(w: s.WorkloadIn, data_dir: Path = DATA_DIR) -> tuple[Worklo
     if not inference:
         model = _one_pass_per_sample(model, warnings)
     released = d.get("released_format")
-    w = _as_released(w, released, task)
+    w = _as_released(w, released, task, warnings)
     precision = _precision(w, d, task, peft, warnings)
     if model.family == "cnn" and precision in FOUR_BIT_PRECISIONS:
         # 4-bit weight formats (GPTQ, AWQ, NF4, NVFP4) quantise Linear layers; TensorRT and
@@ -1069,18 +1072,31 @@ def _dataset_said(job: _JobSize, model: ModelSpec, task: str, seq_len: int) -> s
 LLAMACPP_SERVING: tuple[str, ...] = tuple(quality.serving_formats("llama.cpp"))
 
 
-def _as_released(w: s.WorkloadIn, released: str | None, task: str) -> s.WorkloadIn:
+def _as_released(
+    w: s.WorkloadIn, released: str | None, task: str, warnings: list[str]
+) -> s.WorkloadIn:
     """A model published in a quantised format (its preset's ``released_format``: gpt-oss's
     MXFP4) is served and run as released when the question names neither a precision nor a
     weight format (issue 23: keep the published weights): inference names the format, serving
     takes its precision as the published one the planner may keep (serving_step.serving_weights)
     and, under llama.cpp, names the format its server reads (int4_reads). Training starts from
     16-bit weights, as its recipes upcast them. A release in a plain
-    precision (DeepSeek-V3's fp8) is the preset's own precision already: nothing to name."""
+    precision (DeepSeek-V3's fp8) is the preset's own precision already: nothing to name.
+    TensorFlow and JAX runtimes load no 4-bit format (service._check_graph_weights refuses one
+    asked): the release is run as its 16-bit weights, and a warning says so, where
+    ``runtime: tensorflow`` had priced gpt-oss in MXFP4."""
     if released is None or w.precision is not None or w.quantization is not None:
         return w
     if released not in QUANTIZATION_PRECISION:
         return w
+    if w.runtime in GRAPH_FRAMEWORK_RUNTIMES:
+        named = FRAMEWORK_LABELS[RUNTIME_FRAMEWORK[w.runtime]]
+        # the words service._under_framework says where the framework, not the runtime, is named
+        warnings.append(
+            f"the preset's {released} weights load in PyTorch runtimes and llama.cpp: under "
+            f"{named}, its 16-bit weights (bf16)"
+        )
+        return w.model_copy(update={"precision": "bf16"})
     llama = w.runtime == "llama.cpp" and task in INFERENCE_TASKS
     if llama and released not in (LLAMACPP_FORMATS if task == "inference" else LLAMACPP_SERVING):
         runs = LLAMACPP_FORMATS if task == "inference" else LLAMACPP_SERVING
