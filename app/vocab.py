@@ -141,6 +141,9 @@ IMAGE_FAMILIES: tuple[Family, ...] = ("cnn", "diffusion", "vit")
 #: Language models whose training throughput is shown in tokens/s (their data budgets are
 #: counted in tokens).
 TOKEN_COUNTED_FAMILIES: tuple[Family, ...] = ("decoder", "encoder-decoder")
+#: Families whose inference generates tokens, so reads workload.output_tokens; the others
+#: return their output (an embedding, a class, an image) from their forward passes.
+GENERATING_FAMILIES: tuple[Family, ...] = ("decoder", "encoder-decoder")
 
 Optimizer = Literal["adamw", "adam8bit", "sgd"]
 OPTIMIZERS: tuple[Optimizer, ...] = get_args(Optimizer)

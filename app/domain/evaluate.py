@@ -465,6 +465,9 @@ def budget(
             if mode_job is not None and mode_job > limits.max_job_cost_usd:
                 over.append(f"job cost ({mode}) ${mode_job:,.0f} > ${limits.max_job_cost_usd:,.0f}")
                 continue
+            if mode_job is None and mode == "buy" and price > limits.max_job_cost_usd:
+                over.append(_purchase_over_job(price, limits.max_job_cost_usd))
+                continue
         ok.append(mode)
     if ok:
         return ("either" if len(ok) == 2 else ok[0]), None
@@ -508,7 +511,18 @@ def left_out(
     if most is not None and job is not None and job > most:
         way = "bought" if mode == "buy" else "rented"
         return mode, f"the job {way} costs ${job:,.0f}, over the ${most:,.0f} job budget"
+    if most is not None and job is None and mode == "buy" and price > most:
+        floor = f"the job bought costs at least ${price:,.0f}"
+        return mode, f"{floor}, over the ${most:,.0f} job budget"
     return None
+
+
+def _purchase_over_job(price: float, most: float) -> str:
+    """A bought row's job budget broken by its purchase alone. A bought job costs the whole
+    purchase plus its electricity (``costs.job_cost``); where the electricity is unknown (no
+    power figure: Apple's machines) or the job's length is, the purchase is still a floor, so
+    a $3,499 Mac had passed a $10 job budget and headed the answer."""
+    return f"job cost (buy) at least ${price:,.0f}, the purchase alone > ${most:,.0f}"
 
 
 def without_left_out(

@@ -1124,6 +1124,32 @@ class ConstraintsIn(_In):
             raise ValueError("a blank provider name; leave the field out or give [] for any")
         return value
 
+    def applied_caps(self) -> tuple[float | None, float | None]:
+        """(max_purchase_usd, max_hourly_usd) as the answer applies them: a purchase cap
+        limits no rental and an hourly cap no purchase, so asked only to rent (or only to
+        buy) the other way's cap is dropped (and said: ``unapplied_caps``). Kept, an hourly
+        cap under acquisition 'buy' had made every answer need a price, so the 38 cards
+        with none to buy were left out, a budget that reads no purchase deciding which."""
+        buys, rents = self.acquisition != "rent", self.acquisition != "buy"
+        return (
+            self.max_purchase_usd if buys else None,
+            self.max_hourly_usd if rents else None,
+        )
+
+    def unapplied_caps(self) -> list[str]:
+        """The caps ``applied_caps`` drops, named in the answer's warnings."""
+        dropped = {
+            "rent": ("max_purchase_usd", self.max_purchase_usd, "renting", "purchase"),
+            "buy": ("max_hourly_usd", self.max_hourly_usd, "buying", "rental"),
+        }.get(self.acquisition)
+        if dropped is None or dropped[1] is None:
+            return []
+        field, _, way, other = dropped
+        return [
+            f"constraints.{field} not applied: acquisition '{self.acquisition}' ranks "
+            f"{way}, so a {other} price limits nothing here (acquisition 'either' weighs both)"
+        ]
+
     def usage(self) -> Usage:
         """The usage the costs assume: the buy-versus-rent horizon and the hours a bought
         card's price is spread over."""

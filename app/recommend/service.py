@@ -281,11 +281,12 @@ def _context(
     priced_only: bool = False,
 ) -> ev.Context:
     cons = request.constraints
+    purchase_cap, hourly_cap = cons.applied_caps()
     limits = ev.Limits(
         objective=objective,
         acquisition=cons.acquisition,
-        max_purchase_usd=cons.max_purchase_usd,
-        max_hourly_usd=cons.max_hourly_usd,
+        max_purchase_usd=purchase_cap,
+        max_hourly_usd=hourly_cap,
         # serving prices an hour of a steady load, not a job: its answer says the job budget
         # is not applied (serving._job_fields_unread), so it must not ask for a price either
         max_job_cost_usd=None if work.task == "serving" else cons.max_job_cost_usd,
@@ -1412,7 +1413,7 @@ def recommend(
     if job is not None and work == job:
         work = job
     warnings += _job_size_warnings(request.constraints, work) + _count_warnings(request.constraints)
-    warnings += _weight_warnings(request)
+    warnings += request.constraints.unapplied_caps() + _weight_warnings(request)
     cons = request.constraints
     ctx = _context(
         work, request, request.objective, rules, calibration, offers=offers, priced_only=priced_only
@@ -1866,13 +1867,14 @@ def _unheld(cons: s.ConstraintsIn, row: s.Recommendation) -> list[str]:
     so it says where it breaks them rather than pass over them."""
     cost = row.cost
     most = float(cons.max_gpus) if "max_gpus" in cons.model_fields_set else None
+    purchase_cap, hourly_cap = cons.applied_caps()  # the way not asked breaks no cap
 
     # (field, the limit, the row's figure, what the figure is, how a value is written)
     checks: list[tuple[str, float | None, float | None, str, Callable[[float], str]]] = [
         ("max_hours", cons.max_hours, row.time_to_finish_h, "it finishes in", ev.hours_text),
         ("max_job_cost_usd", cons.max_job_cost_usd, cost.job_cost_usd, "the job costs", _usd),
-        ("max_hourly_usd", cons.max_hourly_usd, cost.hourly_usd, "renting costs", _per_hour),
-        ("max_purchase_usd", cons.max_purchase_usd, cost.purchase_usd, "buying costs", _usd),
+        ("max_hourly_usd", hourly_cap, cost.hourly_usd, "renting costs", _per_hour),
+        ("max_purchase_usd", purchase_cap, cost.purchase_usd, "buying costs", _usd),
         # the default cap (8) is no limit the estimate was asked to keep: only a stated one
         ("max_gpus", most, float(row.num_gpus), "it runs", _gpus),
     ]

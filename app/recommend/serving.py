@@ -14,7 +14,7 @@ import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from app.domain import bands, efficiency, llm_step, rank, serving_step
+from app.domain import bands, efficiency, llm_step, rank, serving_step, topology
 from app.domain import cost as costs
 from app.domain import evaluate as ev
 from app.domain import serving as sv
@@ -356,13 +356,20 @@ def _p95_words(r: sv.ServingResult, spec: ServingSpec) -> str:
     )
 
 
+def _tp_link(gpu: GpuSpec, tp: int) -> str:
+    """The link a tensor-parallel group's all-reduces ride, named as a training row names its
+    group's (the step prices them on it: llm_step's ``tp_link``): 8 RTX A5000s at tensor
+    parallel 8 over PCIe had read as an NVLink server's would."""
+    return f" over {topology.link(gpu, tp).label}" if tp > 1 else ""
+
+
 def _explain(row: _Row, spec: ServingSpec) -> list[str]:
     r = row.result
     c = r.config
     rt = row.runtime
     tp = _tensor_parallel(c, rt)
     split = (
-        f" (tensor parallel {tp})"
+        f" (tensor parallel {tp}{_tp_link(row.gpu, tp)})"
         if rt.multi_gpu == "tensor" and tp == c.gpus_per_replica
         else f" (tensor parallel {tp} in each of {c.gpus_per_replica // tp} servers, the layers "
         "split between the servers as pipeline stages: a token passes through them in turn)"

@@ -357,9 +357,10 @@ def _within(row: s.Recommendation | None, request: s.RecommendationRequest) -> b
     if row is None:
         return False
     c, cost = request.constraints, row.cost
+    purchase_cap, hourly_cap = c.applied_caps()
     pairs = (
-        (c.max_purchase_usd, cost.purchase_usd),
-        (c.max_hourly_usd, cost.hourly_usd),
+        (purchase_cap, cost.purchase_usd),
+        (hourly_cap, cost.hourly_usd),
         (c.max_job_cost_usd, cost.job_cost_usd),
     )
     # a price the row does not have (a rental has no purchase) is no budget it breaks

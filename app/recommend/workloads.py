@@ -43,6 +43,7 @@ from app.vocab import (
     ENCODER_SERVING_RUNTIMES,
     FOUR_BIT_PRECISIONS,
     FRAMEWORK_LABELS,
+    GENERATING_FAMILIES,
     GGUF_FORMATS,
     GRAPH_FRAMEWORK_RUNTIMES,
     INFERENCE_TASKS,
@@ -259,6 +260,7 @@ def _check_model(m: ModelSpec, preset: str | None = None) -> None:
         )
     if m.hidden_size and m.num_heads and m.hidden_size < m.num_heads:
         raise InvalidInput("hidden_size must be ≥ num_heads", field="workload.model.hidden_size")
+    _check_heads(m)
     if m.is_transformer and not m.has_shape:
         raise InvalidInput(
             f"{m.family} models need layers and hidden_size", field="workload.model.layers"
@@ -280,6 +282,28 @@ def _check_model(m: ModelSpec, preset: str | None = None) -> None:
     # 2 bytes per parameter must not exceed what 64 of the largest GPUs could ever hold
     if m.params * 0.5 > 64 * 1024e9:
         raise InvalidInput("params is beyond any GPU cluster size", field="workload.model.params")
+
+
+def _check_heads(m: ModelSpec) -> None:
+    """Heads that split as attention splits them. A head is hidden ÷ heads wide unless
+    config.json names its own head_dim (Transformers' Llama: ``head_dim = getattr(config,
+    "head_dim", hidden_size // num_attention_heads)``), and grouped-query attention shares
+    each KV head among heads ÷ kv_heads query heads (``repeat_kv`` takes an integer): 33 heads
+    over 4,096 had been priced at 124.1-wide heads, without a word."""
+    heads, kv = m.num_heads, m.num_kv_heads
+    if heads and m.hidden_size and not m.explicit_head_dim and m.hidden_size % heads:
+        raise InvalidInput(
+            f"hidden_size {m.hidden_size:,} is not a multiple of num_heads {heads:,} (heads "
+            f"{m.hidden_size / heads:.1f} wide): give model.explicit_head_dim, config.json's "
+            "head_dim, where the model sets its own",
+            field="workload.model.num_heads",
+        )
+    if heads and kv and heads % kv:
+        raise InvalidInput(
+            f"num_heads {heads:,} is not a multiple of num_kv_heads {kv:,}: grouped-query "
+            "attention shares each KV head among a whole number of query heads",
+            field="workload.model.num_kv_heads",
+        )
 
 
 def recipe_checkpointing(task: str, peft: str, family: str) -> bool:
@@ -672,6 +696,20 @@ def _inference_only(w: s.WorkloadIn) -> list[str]:
     return out
 
 
+def _no_tokens_out(w: s.WorkloadIn, task: str, family: str) -> list[str]:
+    """output_tokens asked of a model that generates none, said as seq_len on a CNN is: a
+    ResNet-50's, a ViT's, SDXL's or BERT's inference had dropped 500 output tokens without a
+    word (the rate unchanged). Training says its own (``_inference_only``), serving reads its
+    serving block's."""
+    if task != "inference" or w.output_tokens is None or family in GENERATING_FAMILIES:
+        return []
+    return [
+        f"output_tokens applies to a model that generates tokens (a decoder LLM, or an "
+        f"encoder-decoder such as Whisper or T5); a model of family '{family}' returns its "
+        "output from its forward passes; ignored"
+    ]
+
+
 def _seq_len_ignored(family: str) -> str:
     """Why a stated seq_len changes nothing for a model that is not a language transformer,
     warned as latency_target_ms on training is (a ViT's 4096 had been dropped without a word:
@@ -751,6 +789,7 @@ def resolve_workload(w: s.WorkloadIn, data_dir: Path = DATA_DIR) -> tuple[Worklo
         warnings += _long_context_words(long, seq_len + (out_tokens if inference else 0))
     if not inference:
         warnings += _inference_only(w)
+    warnings += _no_tokens_out(w, task, model.family)
     if w.lora_rank is not None and peft == "none":
         # the adapters' rank, as latency_target_ms on training: said, not silently dropped
         warnings.append("lora_rank only applies to peft 'lora' or 'qlora'; ignored")
@@ -962,6 +1001,9 @@ def _batch_size(
         batch = int(own or 1)
         if task == "inference" and (w.dataset_samples or 0) >= OFFLINE_SAMPLES * batch:
             warnings.append(_offline_batch_words(batch, float(w.dataset_samples or 0), w.runtime))
+        made_for = d.get("task")
+        if own is not None and task in TRAINING_TASKS and made_for not in (None, task):
+            warnings.append(_borrowed_batch_words(batch, str(made_for), task))
         return batch
     sequences, tokens = default.sequences_for(model.params, seq_len)
     per_step = f" ({tokens:,.0f} tokens per step)" if tokens is not None else ""
@@ -972,6 +1014,18 @@ def _batch_size(
         "batch_size for your own"
     )
     return sequences
+
+
+def _borrowed_batch_words(batch: int, made_for: str, task: str) -> str:
+    """A training job that takes its preset's batch set for another task, said as an assumed
+    batch is: Whisper large-v3 fine-tuned at its inference preset's batch of 1 (5.9 windows a
+    second on an RTX 4090) had read as the user's batch, where Hugging Face's Whisper
+    fine-tuning blog trains 16 a device."""
+    return (
+        f"batch_size not given: the preset's batch of {batch:,}, set for its {made_for}, is "
+        f"assumed for this {task}; set batch_size for your own (run as micro-batches that fit, "
+        "with gradient accumulation)"
+    )
 
 
 # Samples a stated dataset has, per sample of the assumed batch, from which an inference job is
