@@ -156,8 +156,17 @@ def shown_rate(work: WorkloadSpec, unit: str) -> tuple[float, str]:
     """The factor from an estimate's throughput to the unit an answer shows it in, and that unit:
     a language model's training in tokens/s (the sequence length the estimate models per
     sample), an image model's in images/s, everything else as estimated. Only the figure shown
-    changes: ranking, bounds and time to finish read the estimate's own samples/s."""
-    if work.training and unit == "samples/s" and work.model.family in TOKEN_COUNTED_FAMILIES:
+    changes: ranking, bounds and time to finish read the estimate's own samples/s. A speech
+    model's sample (Whisper's: an encoder-decoder whose input is seconds of audio) stays one
+    audio window in training as in inference: its tokens/s counted the transcript's padded
+    448 decoder tokens, a rate no speech recipe states."""
+    speech = work.model.family == "encoder-decoder" and bool(work.model.input_size)
+    if (
+        work.training
+        and unit == "samples/s"
+        and work.model.family in TOKEN_COUNTED_FAMILIES
+        and not speech
+    ):
         return float(work.tokens_per_sample), "tokens/s"
     if unit == "samples/s" and work.model.family in IMAGE_FAMILIES:
         return 1.0, "images/s"  # a "sample" of SDXL is one generated image: said so

@@ -333,9 +333,10 @@ def row_rate(work: WorkloadSpec, unit: str) -> tuple[float, str]:
 
 
 def _audio_rate(work: WorkloadSpec, throughput: float) -> float | None:
-    """A speech model's inference in seconds of audio a second: windows/s × the window."""
+    """A speech model's rate in seconds of audio a second (inference and training alike):
+    windows/s × the window."""
     window = audio_window_s(work)
-    return None if window is None or work.training else throughput * window
+    return None if window is None else throughput * window
 
 
 def _with_audio(lines: list[str], work: WorkloadSpec, p: PerfEstimate) -> list[str]:
@@ -347,9 +348,11 @@ def _with_audio(lines: list[str], work: WorkloadSpec, p: PerfEstimate) -> list[s
     at = next((i + 1 for i, x in enumerate(lines) if x.startswith("Expected ")), len(lines))
     # three significant figures, as the rate above it ("0.322 samples/s" over "9.666")
     fast = rank.significant(rate)
+    # real time means something to a transcription job, not to a training one
+    real = "" if work.training else f" ({fast}× real time)"
     said = (
         f"One sample is a {audio_window_s(work) or 0:g}-second audio window: {fast} "
-        f"seconds of audio a second ({fast}× real time)."
+        f"seconds of audio a second{real}."
     )
     return [*lines[:at], said, *lines[at:]]
 

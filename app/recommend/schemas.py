@@ -1381,8 +1381,8 @@ class ThroughputOut(BaseModel):
     value: float = Field(
         description="in ``unit``: tokens/s for a language model's training (samples/s × "
         "seq_len), generated tokens/s for LLM inference, images/s for an image model (CNN, "
-        "ViT, diffusion: one generated image), 30-s windows/s for Whisper's inference (one "
-        "sample is one 30-second audio window), else samples/s"
+        "ViT, diffusion: one generated image), 30-s windows/s for Whisper, inference and "
+        "training (one sample is one 30-second audio window), else samples/s"
     )
     unit: str
     per_gpu: float
@@ -1393,8 +1393,8 @@ class ThroughputOut(BaseModel):
     )
     audio_seconds_per_s: float | None = Field(
         None,
-        description="a speech model's inference (Whisper): seconds of audio transcribed per "
-        "second, the windows/s × the window's seconds",
+        description="a speech model (Whisper), inference or training: seconds of audio "
+        "transcribed or trained on per second, the windows/s × the window's seconds",
     )
 
 
