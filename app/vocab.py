@@ -246,8 +246,12 @@ GpuBackend = Literal["vulkan"]
 GPU_BACKENDS: tuple[GpuBackend, ...] = get_args(GpuBackend)
 #: Runtimes a training or fine-tuning job runs on; the others are inference runtimes.
 TRAINING_RUNTIMES: tuple[Runtime, ...] = (
-    "pytorch", "torch-compile", "tensorflow", "tensorflow-xla", "jax", "megatron",
+    "pytorch", "torch-compile", "tensorflow", "tensorflow-xla", "jax", "megatron", "mlx",
 )  # fmt: skip
+#: Runtimes priced for fine-tuning with adapters alone: mlx-lm's LoRA and QLoRA (mlx_lm.lora,
+#: LORA.md) on decoder LLMs. Its other methods (--fine-tune-type full, which trains the last
+#: --num-layers blocks whole, and DoRA) are not modelled, and it has no pretraining script.
+ADAPTER_ONLY_RUNTIMES: tuple[Runtime, ...] = ("mlx",)
 #: Runtimes that only train: Megatron-LM / NeMo / Megatron-Bridge on Transformer Engine is
 #: priced as a training stack (data/efficiency.yaml's megatron rows); its inference path
 #: (Megatron-Core's static and dynamic engines) has no rows and is refused with a 422.

@@ -1037,6 +1037,16 @@ def print_mlx_apple(data_dir: Path, verbose: bool, path: Path = MLX_APPLE_FILE) 
     _print_tuning_file(data_dir, path, title, verbose, slug_width=16, spearman=False)
 
 
+MLX_FINETUNE_FILE = ROOT / "tests" / "data" / "mlx_finetune.yaml"
+
+
+def print_mlx_finetune(data_dir: Path, verbose: bool, path: Path = MLX_FINETUNE_FILE) -> None:
+    """mlx-lm LoRA fine-tuning (mlx_lm.lora logs), tuning set: the MLX training row's check,
+    scored as the held-out rows are, not in the band calibration (two rows, two GPUs)."""
+    title = f"MLX (mlx_lm.lora) fine-tuning, tuning set (tests/data/{path.name})"
+    _print_tuning_file(data_dir, path, title, verbose, slug_width=16, spearman=False)
+
+
 SGLANG_MOE_FILE = ROOT / "tests" / "data" / "sglang_moe_decode.yaml"
 
 
@@ -3081,6 +3091,7 @@ def main(argv: list[str] | None = None) -> int:
     print_llamacpp_cublas(args.data, args.verbose)
     print_llamacpp_split(args.data, args.verbose)
     print_mlx_apple(args.data, args.verbose)
+    print_mlx_finetune(args.data, args.verbose)
     print_sglang_moe(args.data, args.verbose)
     print_pretrain(args.data, args.verbose)
     print_finetune(args.data, args.verbose)

@@ -25,6 +25,7 @@ if str(ROOT) not in sys.path:
 from app.catalog.loader import read_gpu_specs  # noqa: E402
 from app.domain import perf  # noqa: E402
 from app.domain.calibration import Calibration  # noqa: E402
+from app.domain.formats import runtime_bits  # noqa: E402
 from app.domain.gpu import GpuSpec  # noqa: E402
 from app.domain.workload import ModelSpec, WorkloadSpec  # noqa: E402
 from app.shipped import yamlio  # noqa: E402
@@ -59,6 +60,7 @@ def finetune_job(
     on several GPUs)."""
     n = int(row.get("num_gpus") or 1)
     peft = str(row["peft"])
+    runtime = str(row.get("runtime") or "pytorch")
     work = WorkloadSpec(
         # the app's task for every method (full fine-tuning included): the engine prices it as
         # training, and the row's band is the fine-tuning kind's (rank.row_band_inputs)
@@ -71,10 +73,15 @@ def finetune_job(
         optimizer=str(row.get("optimizer") or "adamw"),
         peft=peft,
         lora_rank=int(row.get("lora_rank") or 64),
+        # the blocks adapted where the row's trainer adapts the last ones (mlx-lm's
+        # --num-layers); 0: the runtime's rule
+        lora_layers=int(row.get("lora_layers") or 0),
         quantization=str(row.get("base_quant") or "none"),
+        # a QLoRA row under MLX: its own affine 4-bit base (formats.runtime_bits)
+        weight_bits=runtime_bits(runtime, "int4") if peft == "qlora" else None,
         efficiency=load_efficiency(data_dir),
         # the runtime the row ran (tuning rows name none: eager PyTorch)
-        runtime=str(row.get("runtime") or "pytorch"),
+        runtime=runtime,
         # a Megatron row's own layout (NeMo's table states TP and PP); None for the rest
         megatron=megatron_layout(row),
         # how the trainer holds its state where the row says (torchtune's single-device
@@ -93,7 +100,8 @@ def finetune_job(
         sharded=n > 1 and (peft == "none" or row.get("sharded") is True),
         accumulation_steps=int(row.get("grad_accum") or 1),
         flash_attention=row.get("attention", "flash2") != "eager",
-        backend="cuda",
+        # a Mac's row names its backend (mps: Metal); the rest ran CUDA
+        backend=str(row.get("backend") or "cuda"),
         calibration=calibration,
     )
 

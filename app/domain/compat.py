@@ -16,6 +16,7 @@ from app.domain import cost as costs
 from app.domain import topology
 from app.domain.gpu import GpuSpec
 from app.vocab import (
+    ADAPTER_ONLY_RUNTIMES,
     BACKEND_LABELS,
     CONV_FAMILIES,
     FRAMEWORK_BACKEND_WORDS,
@@ -357,12 +358,20 @@ FEATURE_LABELS = {
     "bitsandbytes_8bit_optim": "8-bit AdamW (bitsandbytes)",
     "fp8_convolution": "fp8 convolutions",
     "multi_gpu": "multi-GPU training",
+    "mlx_lora": "mlx-lm LoRA fine-tuning",
 }
 
 
-def job_features(peft: str, optimizer: str, *, paged: bool = False) -> tuple[str, ...]:
+def job_features(
+    peft: str, optimizer: str, *, paged: bool = False, runtime: str = ""
+) -> tuple[str, ...]:
+    """What the job asks beyond its framework and precision. An adapter-only runtime (MLX)
+    fine-tunes with its own trainer (``<runtime>_lora``: mlx-lm's LoRA, whose rules say where
+    it is priced) and its own 4-bit QLoRA base, not bitsandbytes'."""
     out: list[str] = []
-    if peft == "qlora":
+    if runtime in ADAPTER_ONLY_RUNTIMES:
+        out.append(f"{runtime}_lora")
+    elif peft == "qlora":
         out.append("bitsandbytes_4bit")
     # a paged AdamW is bitsandbytes' optimizer too, 32-bit or 8-bit
     if optimizer == "adam8bit" or paged:

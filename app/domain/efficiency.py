@@ -205,6 +205,19 @@ class RuntimeProfile:
     # (the norms' and the activation's outputs) are bf16 here and take a cast-transpose pass
     # each (operators.fp8_cast_ops ``unfused_inputs``: te.Linear, torchao Float8Linear)
     fp8_unfused_inputs: bool = False
+    # LoRA as the runtime's own fine-tuning script applies it where that differs from PEFT's
+    # (every block adapted): adapters on the last this many blocks only (mlx-lm's --num-layers,
+    # default 16), so backward runs through them alone and only their activations are saved;
+    # a job's own ``WorkloadSpec.lora_layers`` wins. 0: every block
+    lora_layers: int = 0
+    # The runtime's QLoRA base is its own 4-bit format over every weight, embeddings and LM
+    # head included (formats.runtime_bits at int4), and its quantised GEMMs dequantise inside
+    # the kernel (MLX's quantized_matmul): no 16-bit copy of a linear, no dequantisation pass.
+    # False: bitsandbytes NF4 / AutoGPTQ on the blocks, each linear dequantised per call
+    qlora_in_kernel: bool = False
+    # Bytes per logit the loss holds beyond the head's output at the start of backward; None:
+    # an eager fp32 loss's (activations.LOSS_BYTES_PER_LOGIT)
+    loss_logit_bytes: float | None = None
     # How one replica spans several GPUs (MULTI_GPU_MODES): "tensor" (every GPU holds a slice
     # of every layer and works on every token: bandwidth and compute add up, two all-reduces
     # per layer), "layers" (llama.cpp --split-mode layer, Accelerate device_map: each GPU holds

@@ -1278,7 +1278,9 @@ def plan(gpu: GpuSpec, ctx: Context) -> list[Configuration] | Exclusion:
     # before any memory verdict: no amount of memory would run it
     why, _ = compat.job_support(
         gpu,
-        compat.job_features(run.peft, run.optimizer, paged=run.paged_optimizer),
+        compat.job_features(
+            run.peft, run.optimizer, paged=run.paged_optimizer, runtime=run.runtime
+        ),
         ctx.rules,
         g.backend,
     )
@@ -1722,6 +1724,13 @@ def _gated(
     assert g.backend is not None and g.precision is not None
     run = job_variant(ctx, (ctx.work.precision, g.precision, (), None, None))
     max_n = 1 if g.multi_gpu is False else max_devices(gpu, g.backend, ctx.limits.max_gpus)
+    # a runtime that runs on one device (MLX: mlx_lm.lora on one GPU; its distributed mode
+    # across machines, mlx.launch, is not modelled) trains on one
+    one_device = run.efficiency is not None and (
+        run.efficiency.runtime_value(run.runtime, "span") == "none"
+    )
+    if run.training and one_device:
+        max_n = 1
     allowed = ctx.savers_allowed
     if not g.adam8bit:
         allowed = allowed - {"adam8bit"}  # only savers that work as documented are added
@@ -2334,7 +2343,9 @@ def admit(config: Configuration, ctx: Context) -> Admitted | ConfigResult:
     run = job_variant(ctx, key)
     why, caveats = compat.job_support(
         gpu,
-        compat.job_features(run.peft, run.optimizer, paged=run.paged_optimizer),
+        compat.job_features(
+            run.peft, run.optimizer, paged=run.paged_optimizer, runtime=run.runtime
+        ),
         ctx.rules,
         g.backend,
     )

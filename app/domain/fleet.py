@@ -235,7 +235,8 @@ def first_counts(snap: Snapshot, ctx: ev.Context) -> NDArray[np.int64] | None:
     runs = [ev.job_variant(ctx, key) for key in keys]
     # a gated feature (admit checks it) or training (a saver may let fewer cards hold it)
     featured = [
-        bool(compat.job_features(r.peft, r.optimizer, paged=r.paged_optimizer)) for r in runs
+        bool(compat.job_features(r.peft, r.optimizer, paged=r.paged_optimizer, runtime=r.runtime))
+        for r in runs
     ]
     ones = [
         None if f else ev.variant_memory(ctx, key, r, 1, v[1], v[2])

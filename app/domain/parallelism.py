@@ -283,15 +283,12 @@ def _stored_bytes(work: WorkloadSpec) -> tuple[float, float, float]:
     fp32 adapters; a fully trained model's fp32 parameters (the master copy mixed precision
     keeps; 16-bit for a half-precision model)."""
     from app.domain import workload as wl
-    from app.domain.activations import embedding_params
 
     m = work.model
     if work.peft in ("lora", "qlora"):
-        adapters = wl.lora_params(m, work.lora_rank)
+        adapters = wl.job_lora_params(work)
         if work.peft == "qlora":
-            embed, head = embedding_params(m)
-            vocab = embed + head
-            base = (m.params - vocab) * wl.NF4_BYTES + vocab * 2.0
+            base = wl.qlora_base_bytes(work)
         else:
             base = m.params * (2.0 if work.precision == "fp8" else wl.BYTES[work.precision])
         return base + adapters * 4.0, adapters, 4.0

@@ -95,10 +95,13 @@ from app.domain.workload import (
     ModelSpec,
     WorkloadSpec,
     activation_bytes,
+    adapted_share,
     guidance_distilled,
-    lora_params,
+    job_lora_params,
     optimizer_state_bytes,
     pure16,
+    qlora_base_bytes,
+    qlora_in_kernel,
     training_policy,
 )
 from app.vocab import MEASURED_PRECISIONS
@@ -458,7 +461,7 @@ def host_bandwidth_gbs(gpu: GpuSpec, calibration: Calibration | None) -> float |
 
 def _trainable(work: WorkloadSpec) -> float:
     if work.peft in ("lora", "qlora"):
-        return lora_params(work.model, work.lora_rank)
+        return job_lora_params(work)
     return work.model.params
 
 
@@ -550,6 +553,8 @@ def training_layout(
     grad_b = reduced_gradient_bytes(work, sharded=sharded and n > 1)
     wide = work.precision in ("fp32", "tf32")
     w_b = NF4_BYTES if work.peft == "qlora" else (4.0 if wide else 2.0)
+    if qlora_in_kernel(work):
+        w_b = qlora_base_bytes(work) / max(1.0, work.model.params)
     passes = (2.0 if lora else 3.0) + (1.0 if work.gradient_checkpointing else 0.0)
     m = work.model
     act = 0.0
@@ -690,7 +695,7 @@ def model_flops_per_sample(work: WorkloadSpec) -> float:
         return passes * forward_flops_per_sample(work)
     s = float(work.tokens_per_sample)
     attn = 4.0 * float(m.layers or 0) * s * float(m.hidden_size or 0)
-    adapters = 6.0 * lora_params(m, work.lora_rank) if lora else 0.0
+    adapters = 6.0 * job_lora_params(work) if lora else 0.0
     return (passes * 2.0 * matmul_params(m) + 3.0 * attn + adapters) * s
 
 
@@ -712,6 +717,8 @@ def model_flops_utilisation(gpu: GpuSpec, work: WorkloadSpec, est: PerfEstimate)
 
 def _weight_bytes(work: WorkloadSpec) -> float:
     m = work.model
+    if qlora_in_kernel(work):
+        return qlora_base_bytes(work)
     if work.peft == "qlora":
         return m.params * NF4_BYTES
     if not work.training:
@@ -1396,7 +1403,10 @@ def _group_norm_relayout(work: WorkloadSpec) -> bool:
 def _op_weight_bytes(work: WorkloadSpec) -> float:
     """Bytes per weight a forward GEMM reads: the stored format when serving, the 16-bit copy
     under mixed precision, 4 in fp32; under QLoRA the 16-bit copy its dequantisation op wrote
-    (bitsandbytes and AutoGPTQ alike hand F.linear / torch.matmul a 16-bit weight)."""
+    (bitsandbytes and AutoGPTQ alike hand F.linear / torch.matmul a 16-bit weight); a runtime
+    whose quantised GEMMs dequantise inside the kernel (MLX) reads the stored 4-bit weight."""
+    if qlora_in_kernel(work):
+        return qlora_base_bytes(work) / max(1.0, work.model.params)
     if work.training and work.peft == "qlora":
         return 2.0
     if not work.training:
@@ -1418,24 +1428,30 @@ def step_ops(work: WorkloadSpec, flash_attention: bool, act_b: float) -> list[Op
         return fwd + nchw_transposes(fwd, w_b=_op_weight_bytes(work)) if nchw else fwd
     lora = work.peft in ("lora", "qlora")
     ops = list(fwd)
+    m = work.model
+    # LoRA on the last blocks only (mlx-lm's --num-layers): the blocks before the first
+    # adapted one run forward alone, and nothing before them (the embedding) gets a gradient
+    share = adapted_share(work) if lora else 1.0
+    behind = _adapted_blocks(fwd, m, share)
     if work.gradient_checkpointing:
-        ops.extend(recomputed(fwd, work.model))
+        ops.extend(recomputed(behind, m))
     elif work.selective_recompute:
-        ops.extend(attention_core(fwd))
-    ops.extend(backward_ops(fwd, weight_grads=not lora))
+        ops.extend(attention_core(behind))
+    ops.extend(backward_ops(behind, weight_grads=not lora))
     if nchw:
         w_b = _op_weight_bytes(work)
         ops.extend(nchw_transposes(fwd, w_b=w_b, training=True))
         if work.gradient_checkpointing:  # the recomputed forward's calls
             ops.extend(nchw_transposes(fwd, w_b=w_b))
-    m = work.model
     if lora and m.is_transformer and m.has_shape:
         adapters = lora_ops(
             m, work.batch_size, work.seq_len, work.lora_rank, act_b=act_b, dtype=work.precision
         )
+        adapters = _adapted_blocks(adapters, m, share)
         ops.extend(adapters * (2 if work.gradient_checkpointing else 1))
         ops.extend(backward_ops(adapters, input_grad=True))
-        ops.extend(lora_input_grad_sums(m, work.batch_size, work.seq_len, act_b=act_b))
+        sums = lora_input_grad_sums(m, work.batch_size, work.seq_len, act_b=act_b)
+        ops.extend(_adapted_blocks(sums, m, share))
     if _fp8_casts(work):
         table = work.efficiency
         unfused = table is not None and bool(
@@ -1445,12 +1461,27 @@ def step_ops(work: WorkloadSpec, flash_attention: bool, act_b: float) -> list[Op
     ops.append(optimizer_op(_trainable(work), work.optimizer, _pure16_update_bytes(work)))
     ops = _megatron_gpu_shapes(work, ops)
     params = work.model.params
-    if work.peft == "qlora":
+    if work.peft == "qlora" and not qlora_in_kernel(work):
         ops.extend(_qlora_dequant(work))
     elif work.precision not in ("fp32", "tf32") and not lora and not pure16(work):
         # pure 16-bit has no fp32 weight to cast: its matmuls read the bf16 parameters
         ops.append(weight_cast_op(params))
     return ops
+
+
+def _adapted_blocks(ops: list[Op], model: ModelSpec, share: float) -> list[Op]:
+    """``ops`` as far as backward reaches under LoRA on the last blocks (``share`` of them):
+    the per-block operators (those run once per layer) on the adapted blocks alone, the
+    embedding dropped (no gradient reaches it), the head and loss as they are. ``ops`` itself
+    where every block is adapted."""
+    if share >= 1.0:
+        return ops
+    layers = float(model.layers or 0)
+    return [
+        derive(o, count=o.count * share) if layers > 1 and o.count == layers else o
+        for o in ops
+        if o.role != "embed"
+    ]
 
 
 BYTES16 = 2.0  # a bf16 / fp16 parameter or gradient

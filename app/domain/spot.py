@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 from app.domain.cost import OfferChoice
 from app.domain.evaluate import hours_text
-from app.domain.workload import GB, OPTIMIZER_BYTES, WorkloadSpec, lora_params
+from app.domain.workload import GB, OPTIMIZER_BYTES, WorkloadSpec, job_lora_params
 
 # fp32: the optimizer steps an fp32 copy of every trainable parameter, whatever the compute
 # precision (workload.training_policy: autocast's master copy, fp32 training's weights, LoRA's
@@ -39,7 +39,7 @@ MASTER_BYTES = 4.0
 
 def trainable_params(work: WorkloadSpec) -> float:
     if work.peft in ("lora", "qlora"):
-        return lora_params(work.model, work.lora_rank)
+        return job_lora_params(work)
     return work.model.params
 
 

@@ -468,6 +468,10 @@ class WorkloadSpec:
     dataset_basis: str | None = field(default=None, compare=False, hash=False)
     latency_target_ms: float | None = None
     lora_rank: int = DEFAULT_LORA_RANK
+    # The blocks LoRA adapts, counted from the last (mlx-lm's --num-layers): backward runs
+    # through them alone. 0: the runtime's rule (data/efficiency.yaml lora_layers; every block
+    # where it has none, PEFT's target modules). Read through ``adapted_layers``.
+    lora_layers: int = 0
     # PyTorch leaves TF32 off for fp32 matmuls unless the user (or an NGC container through
     # TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1) turns it on; convolutions use TF32 by default.
     allow_tf32_matmul: bool = False
@@ -767,6 +771,55 @@ def lora_params(model: ModelSpec, rank: int) -> float:
     # PEFT target list gives: "all-linear" adapts every expert, the default none)
     per_layer = rank * sum(d_in + d_out for d_in, d_out in block_linears(model))
     return per_layer * (model.layers or 0)
+
+
+def adapted_layers(work: WorkloadSpec) -> float:
+    """The blocks a LoRA / QLoRA job adapts, the last ones: the job's ``lora_layers``, else its
+    runtime's (mlx-lm adapts the last 16 by default: data/efficiency.yaml), else every block
+    (PEFT's target modules); never more than the model has. The model's layer count for a job
+    without adapters."""
+    total = float(work.model.layers or 0)
+    asked = work.lora_layers
+    if asked <= 0 and work.efficiency is not None and work.peft in ("lora", "qlora"):
+        asked = int(work.efficiency.runtime_value(work.runtime, "lora_layers") or 0)
+    if asked <= 0 or total <= 0:
+        return total
+    return min(total, float(asked))
+
+
+def adapted_share(work: WorkloadSpec) -> float:
+    """The share of the blocks a LoRA job adapts (``adapted_layers``): 1 for every block."""
+    total = float(work.model.layers or 0)
+    return adapted_layers(work) / total if total > 0 else 1.0
+
+
+def job_lora_params(work: WorkloadSpec) -> float:
+    """The job's trainable adapter parameters: ``lora_params`` on the blocks it adapts."""
+    return lora_params(work.model, work.lora_rank) * adapted_share(work)
+
+
+def qlora_in_kernel(work: WorkloadSpec) -> bool:
+    """A QLoRA job whose runtime quantises the whole base in its own 4-bit format and
+    dequantises inside its GEMM kernels (MLX: data/efficiency.yaml qlora_in_kernel)."""
+    return (
+        work.peft == "qlora"
+        and work.efficiency is not None
+        and bool(work.efficiency.runtime_value(work.runtime, "qlora_in_kernel"))
+    )
+
+
+def qlora_base_bytes(work: WorkloadSpec) -> float:
+    """Bytes of a QLoRA job's frozen base: the runtime's own 4-bit format over every weight
+    where it has one (``qlora_in_kernel``: MLX's affine 4-bit, embeddings and LM head too, at
+    ``weight_bits``); else the blocks' linears in NF4 (GPTQ Int4 for a GPTQ base) with the
+    embedding and the LM head in the 16-bit compute dtype, as bitsandbytes leaves them."""
+    m = work.model
+    if qlora_in_kernel(work):
+        return m.params * (work.weight_bits or runtime_bits("mlx", "int4") or 4.5) / 8.0
+    embed, head = embedding_params(m)
+    vocab = embed + head
+    gptq = work.quantization == "gptq"
+    return (m.params - vocab) * (BYTES["int4"] if gptq else NF4_BYTES) + vocab * 2.0
 
 
 def pipeline_frozen_params(model: ModelSpec) -> dict[str, float]:
@@ -1227,8 +1280,14 @@ def saved_activations(
     # torch.compile fuses each chunk's upcast and loss (torchtune's compiled loss); eager keeps
     # every chunk's saved log-probabilities
     compiled = work.runtime == "torch-compile"
-    logits = logits_bytes(m, tokens, pol, work.loss_chunks, compiled=compiled)
-    layers = float(m.layers or 0)
+    own_loss = None
+    if work.efficiency is not None:
+        own_loss = work.efficiency.runtime_value(work.runtime, "loss_logit_bytes")
+    logits = logits_bytes(m, tokens, pol, work.loss_chunks, compiled=compiled, loss=own_loss)
+    # backward stops at the first adapted block (LoRA on the last ones: mlx-lm's
+    # --num-layers): the blocks before it keep nothing for backward, as no gradient reaches
+    # them, and under checkpointing their inputs are not kept either
+    layers = adapted_layers(work) if work.peft in ("lora", "qlora") else float(m.layers or 0)
     if work.gradient_checkpointing:
         inputs = layers * tokens * h * pol.residual
         return inputs + max(head + logits, per_layer * tokens) - logits, logits
@@ -1253,7 +1312,7 @@ def fsdp_block_bytes(work: WorkloadSpec) -> tuple[float, float]:
     else:
         w_b = _gathered_width(work)
     lora = work.peft in ("lora", "qlora")
-    trainable = lora_params(m, work.lora_rank) / units if lora else block
+    trainable = job_lora_params(work) / units if lora else block
     grad_b = 4.0 if lora or wide else 2.0
     return block * w_b, trainable * grad_b
 
@@ -1350,13 +1409,20 @@ def _training_memory(
     embed, head = embedding_params(m)
     slack = (acts + logits) * TRAINING_FRAGMENTATION
     if work.peft in ("lora", "qlora"):
-        if work.peft == "qlora":
+        if qlora_in_kernel(work):
+            # MLX quantises every Linear and Embedding (mlx_lm.convert -q) and its quantised
+            # matmul dequantises inside the kernel: no 16-bit copy of a linear is ever made
+            base = qlora_base_bytes(work)
+            notes.append(
+                f"frozen weights in MLX's affine 4-bit ({(work.weight_bits or 4.5):.3g} bits "
+                "per weight, embeddings and LM head included); adapters in fp32"
+            )
+        elif work.peft == "qlora":
             # bitsandbytes quantises the blocks' nn.Linear layers (a GPTQ checkpoint's are
             # GPTQ Int4 at group 128, Qwen's Q-LoRA base); the embedding and the LM head stay
             # in the 16-bit compute dtype
-            vocab = embed + head
+            base = qlora_base_bytes(work)
             gptq = work.quantization == "gptq"
-            base = (m.params - vocab) * (BYTES["int4"] if gptq else NF4_BYTES) + vocab * 2.0
             fmt = "GPTQ Int4 (group 128)" if gptq else "NF4 with double quantisation"
             notes.append(
                 f"frozen blocks in 4-bit {fmt}; embeddings and LM head in 16-bit; adapters in fp32"
@@ -1367,7 +1433,12 @@ def _training_memory(
         else:
             base = m.params * (2.0 if p == "fp8" else BYTES[p])
         base += frozen
-        adapters = lora_params(m, work.lora_rank)
+        adapters = job_lora_params(work)
+        if adapted_share(work) < 1.0:
+            notes.append(
+                f"adapters on the last {adapted_layers(work):g} of {m.layers} blocks "
+                "(mlx-lm's --num-layers): only their activations are saved for backward"
+            )
         # adapters train in fp32 (PEFT upcasts them): weights + grads, and the optimizer's
         # state apart, as the QLoRA paper breaks it down: its paged AdamW keeps that state in
         # unified memory, which the driver evicts to the host when the GPU runs out. Pure

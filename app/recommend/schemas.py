@@ -679,6 +679,16 @@ class WorkloadIn(_In):
         description="Adapter rank for LoRA / QLoRA.",
         json_schema_extra=ui("workload", tasks=("fine-tuning",), assumed="16"),
     )
+    lora_layers: int | None = Field(
+        default=None,
+        ge=1,
+        le=1000,
+        title="LoRA layers",
+        description="runtime mlx only: the blocks LoRA / QLoRA adapts, counted from the last "
+        "(mlx-lm's --num-layers); backward runs through them alone. Blank: mlx-lm's default, "
+        "16; the model's layer count adapts every block (mlx-lm's -1).",
+        json_schema_extra=ui("workload", tasks=("fine-tuning",), assumed="16", form=False),
+    )
     gradient_checkpointing: bool | None = Field(
         default=None,
         title="Activation checkpointing",
@@ -1274,6 +1284,11 @@ class ResolvedWorkload(BaseModel):
     optimizer: Optimizer | None
     peft: Peft
     lora_rank: int | None
+    lora_layers: int | None = Field(
+        None,
+        description="the blocks LoRA adapts, the last ones, where the runtime adapts fewer "
+        "than all (mlx-lm's --num-layers); null: every block, or no adapters",
+    )
     gradient_checkpointing: bool
     dataset_samples: float | None
     epochs: float | None

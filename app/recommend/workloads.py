@@ -12,6 +12,7 @@ from typing import Any, NamedTuple, get_args
 from app.domain import serving as serving_model
 from app.domain.activations import gated_mlp
 from app.domain.efficiency import EfficiencyTable
+from app.domain.formats import runtime_bits
 from app.domain.hf_config import HfConfigError, parse_hf_config
 from app.domain.megatron import MegatronLayout, layout_error
 from app.domain.operators import attention_linears, rescaled_table
@@ -22,6 +23,9 @@ from app.domain.workload import (
     ModelSpec,
     ServingSpec,
     WorkloadSpec,
+    adapted_layers,
+    adapted_share,
+    job_lora_params,
     lora_params,
     pipeline_frozen_params,
 )
@@ -38,6 +42,7 @@ from app.recommend.presets import (
 )
 from app.shipped.rules import load_efficiency
 from app.vocab import (
+    ADAPTER_ONLY_RUNTIMES,
     CONV_FAMILIES,
     ENCODER_SERVING_PRECISIONS,
     ENCODER_SERVING_RUNTIMES,
@@ -728,10 +733,14 @@ def _seq_len_ignored(family: str) -> str:
 
 
 def _gradient_checkpointing(
-    w: s.WorkloadIn, d: dict[str, Any], task: str, peft: str, model: ModelSpec
+    w: s.WorkloadIn, d: dict[str, Any], task: str, peft: str, model: ModelSpec, runtime: str
 ) -> bool:
     if w.gradient_checkpointing is not None:
         return bool(w.gradient_checkpointing)
+    if runtime in ADAPTER_ONLY_RUNTIMES:
+        # mlx_lm.lora's --grad-checkpoint is off unless given (its CONFIG_DEFAULTS); where a
+        # card needs it the engine's saver turns it on and says so
+        return False
     inference = task not in TRAINING_TASKS
     return _recipe_checkpointing(task, peft, model) or bool(
         (d.get("gradient_checkpointing") or False) and not inference
@@ -796,7 +805,7 @@ def resolve_workload(w: s.WorkloadIn, data_dir: Path = DATA_DIR) -> tuple[Worklo
     elif w.lora_rank is not None:
         warnings += _full_rank(model, w.lora_rank)
     if peft in ("lora", "qlora") and not inference:
-        warnings += _lora_targets(model, peft, w.lora_rank or DEFAULT_LORA_RANK)
+        warnings += _lora_targets(model, peft, w.lora_rank or DEFAULT_LORA_RANK, w.runtime)
     if w.seq_len is not None and not model.is_transformer:
         warnings.append(_seq_len_ignored(model.family))
     if w.channels_last and model.family not in CONV_FAMILIES:
@@ -822,7 +831,7 @@ def resolve_workload(w: s.WorkloadIn, data_dir: Path = DATA_DIR) -> tuple[Worklo
         output_tokens=out_tokens,
         optimizer=optimizer,
         peft=peft,
-        gradient_checkpointing=_gradient_checkpointing(w, d, task, peft, model),
+        gradient_checkpointing=_gradient_checkpointing(w, d, task, peft, model, runtime),
         cached_encodings=_cache_encodings(w, task, model),
         **_state_fields(w, task, model, precision, peft, optimizer, runtime),
         dataset_samples=job.samples,
@@ -830,6 +839,7 @@ def resolve_workload(w: s.WorkloadIn, data_dir: Path = DATA_DIR) -> tuple[Worklo
         dataset_basis=job.basis,
         latency_target_ms=w.latency_target_ms if task == "inference" else None,
         lora_rank=w.lora_rank or DEFAULT_LORA_RANK,
+        lora_layers=_lora_layers(w, peft, runtime, model, warnings),
         allow_tf32_matmul=bool(w.allow_tf32_matmul),
         channels_last=bool(w.channels_last) and model.family in CONV_FAMILIES,
         preset=preset.id if preset is not None else None,
@@ -848,18 +858,89 @@ def resolve_workload(w: s.WorkloadIn, data_dir: Path = DATA_DIR) -> tuple[Worklo
         work = dataclasses.replace(
             work, seq_len=serving.prompt_tokens, output_tokens=serving.output_tokens
         )
+    warnings += _mlx_targets(work)
     return work, warnings
 
 
-def _lora_targets(model: ModelSpec, peft: str, rank: int) -> list[str]:
+def _lora_layers(
+    w: s.WorkloadIn, peft: str, runtime: str, model: ModelSpec, warnings: list[str]
+) -> int:
+    """The job's ``lora_layers``: the request's under an adapter-only runtime (mlx-lm's
+    --num-layers), no more than the model's blocks (mlx_lm.lora refuses more: "Requested to
+    train N layers but the model only has M layers"); 0 otherwise (the runtime's rule,
+    workload.adapted_layers). Given where it has no say, it is said to be ignored."""
+    if w.lora_layers is None:
+        return 0
+    if peft == "none" or runtime not in ADAPTER_ONLY_RUNTIMES:
+        where = "peft 'lora' or 'qlora'" if peft == "none" else "runtime mlx (mlx-lm)"
+        warnings.append(f"lora_layers only applies to {where}; ignored (PEFT adapts every block)")
+        return 0
+    if model.layers and w.lora_layers > model.layers:
+        raise InvalidInput(
+            f"lora_layers {w.lora_layers} is more than the model's {model.layers} blocks "
+            "(mlx-lm refuses it); give at most that, the model's layer count to adapt them all",
+            field="workload.lora_layers",
+        )
+    return int(w.lora_layers)
+
+
+def _adapted_out(work: WorkloadSpec) -> int | None:
+    """The blocks a LoRA job adapts where that is fewer than the model has, for the answer."""
+    if work.peft == "none" or adapted_share(work) >= 1.0:
+        return None
+    return int(adapted_layers(work))
+
+
+def _adapter_only(
+    task: str, peft: str, quant: str, runtime: str, model: ModelSpec, table: EfficiencyTable
+) -> float | None:
+    """A runtime priced for adapter fine-tuning alone (mlx-lm's LoRA / QLoRA) runs nothing
+    else here: a 422 naming the field that asked for it. Its QLoRA base's bits per weight where
+    the runtime quantises the whole model in its own format (MLX's affine 4-bit:
+    formats.runtime_bits), else None."""
+    if runtime not in ADAPTER_ONLY_RUNTIMES:
+        return None
+    if task != "fine-tuning":
+        raise InvalidInput(
+            f"{runtime} trains here only as mlx-lm's LoRA / QLoRA fine-tuning (task "
+            "'fine-tuning' with peft 'lora' or 'qlora'); mlx-lm has no pretraining script: "
+            "train from scratch under runtime pytorch",
+            field="workload.runtime",
+        )
+    if peft not in ("lora", "qlora"):
+        raise InvalidInput(
+            f"{runtime} fine-tuning is priced for LoRA and QLoRA (peft 'lora' or 'qlora'); "
+            "mlx-lm's full fine-tuning (--fine-tune-type full, the last --num-layers blocks "
+            "trained whole) and DoRA are not modelled: use peft 'lora' or runtime pytorch",
+            field="workload.runtime",
+        )
+    if model.family != "decoder":
+        raise InvalidInput(
+            f"mlx-lm fine-tunes decoder language models, not a {model.family} model: use "
+            "runtime pytorch",
+            field="workload.runtime",
+        )
+    if quant != "none":
+        raise InvalidInput(
+            f"QLoRA under {runtime} is LoRA over MLX's own affine 4-bit model (mlx_lm.convert "
+            f"-q), not {quant}: leave quantization out",
+            field="workload.quantization",
+        )
+    if peft == "qlora" and table.runtime_value(runtime, "qlora_in_kernel"):
+        return runtime_bits(runtime, "int4")
+    return None
+
+
+def _lora_targets(model: ModelSpec, peft: str, rank: int, runtime: str | None = None) -> list[str]:
     """The modules the adapters' memory and time assume (workload.lora_params, the block
     linears), said once at the top of the answer in the names PEFT's ``target_modules`` takes,
     which no row said. PEFT's LoraConfig targets q_proj and v_proj alone for Llama and Mixtral
     (peft/utils/constants.py, TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING), fewer
     adapters than counted; its "all-linear" adapts every expert of an MoE model too, which the
     engine does not count. DeepSeek's attention is HF's DeepseekV3Attention, whose projections
-    are not q, k, v, o (modeling_deepseek_v3.py): the words had named modules it lacks."""
-    if not (model.is_transformer and model.has_shape):
+    are not q, k, v, o (modeling_deepseek_v3.py): the words had named modules it lacks. An
+    adapter-only runtime's (mlx-lm's) are said by ``_mlx_targets``."""
+    if not (model.is_transformer and model.has_shape) or runtime in ADAPTER_ONLY_RUNTIMES:
         return []
     what = f"{'QLoRA' if peft == 'qlora' else 'LoRA'} rank {rank}"
     count = f"{lora_params(model, rank) / 1e6:,.0f} M adapter parameters"
@@ -875,6 +956,22 @@ def _lora_targets(model: ModelSpec, peft: str, rank: int) -> list[str]:
     return [
         f"{what} on all linear layers ({attn}, {mlp}): {count}; PEFT's default "
         "for Llama, q_proj and v_proj only, trains fewer and needs less memory"
+    ]
+
+
+def _mlx_targets(work: WorkloadSpec) -> list[str]:
+    """The adapters an mlx_lm.lora job trains, said as ``_lora_targets`` says PEFT's: every
+    linear of the last ``adapted_layers`` blocks (tuner/utils.linear_to_lora_layers)."""
+    m = work.model
+    lora = work.peft in ("lora", "qlora")
+    if not (lora and work.runtime in ADAPTER_ONLY_RUNTIMES and m.is_transformer and m.has_shape):
+        return []
+    what = f"{'QLoRA' if work.peft == 'qlora' else 'LoRA'} rank {work.lora_rank}"
+    k = adapted_layers(work)
+    return [
+        f"{what} on every linear layer of the last {k:g} of {m.layers} blocks, as mlx_lm.lora "
+        f"adapts them (--num-layers {k:g}): {job_lora_params(work) / 1e6:,.1f} M adapter "
+        "parameters; backward runs through those blocks alone"
     ]
 
 
@@ -1268,6 +1365,9 @@ def _runtime(
             field="workload.runtime",
         )
     _check_runtime_family(runtime, quant, model)
+    own = None if inference else _adapter_only(task, peft, quant, runtime, model, table)
+    if own is not None:
+        return runtime, quant, precision, own
     if inference:
         refuse_gguf_elsewhere(quant, runtime, task)
         quant, precision = _runtime_weights(table, runtime, quant, precision)
@@ -1515,6 +1615,7 @@ def resolved_out(work: WorkloadSpec) -> s.ResolvedWorkload:
         optimizer=None if inference else work.optimizer,
         peft=work.peft,
         lora_rank=work.lora_rank if work.peft != "none" else None,
+        lora_layers=_adapted_out(work),
         gradient_checkpointing=work.gradient_checkpointing,
         dataset_samples=work.dataset_samples,
         epochs=work.epochs if work.dataset_samples is not None else None,

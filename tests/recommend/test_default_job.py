@@ -224,10 +224,15 @@ def test_training_under_a_runtime_it_is_not_priced_for_says_so_not_that_it_canno
     from app.errors import InvalidInput
 
     with pytest.raises(InvalidInput) as err:
-        _resolve(preset="llama-3-8b", task="fine-tuning", runtime="mlx")
-    # mlx-lm fine-tunes with LoRA: the refusal is the engine's, not the runtime's
+        _resolve(preset="llama-3-8b", task="fine-tuning", runtime="llama.cpp")
+    # the refusal is the engine's (it prices no llama.cpp training), not the runtime's; MLX's
+    # LoRA / QLoRA is priced since session 42 (tests/api/test_r42mlx_finetune_api.py)
     assert err.value.field == "workload.runtime"
     assert "not modelled here" in str(err.value) and "inference runtime" not in str(err.value)
+    # what mlx-lm runs beyond LoRA / QLoRA is still refused, naming the runtime
+    with pytest.raises(InvalidInput) as err:
+        _resolve(preset="llama-3-8b", task="fine-tuning", runtime="mlx", peft="none")
+    assert err.value.field == "workload.runtime" and "not modelled" in str(err.value)
 
 
 def test_a_custom_cnn_trained_without_a_batch_assumes_a_stated_one_and_says_so() -> None:
