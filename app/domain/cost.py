@@ -349,13 +349,13 @@ def upfront(cost: CostEstimate, acquisition: str) -> float | None:
 def upfront_at(
     purchase: float | None, hourly: float | None, horizon: float, acquisition: str
 ) -> float | None:
-    """``upfront`` of a cost at these rates (``rates``' purchase, per hour and horizon)."""
-    options = []
-    if acquisition in ("buy", "either") and purchase is not None:
-        options.append(purchase)
-    if acquisition in ("rent", "either") and hourly is not None:
-        options.append(hourly * horizon)
-    return min(options) if options else None
+    """``upfront`` of a cost at these rates (``rates``' purchase, per hour and horizon): the
+    lesser of the ways in the acquisition allows, the purchase where they tie (min's choice)."""
+    buy = purchase if acquisition in ("buy", "either") else None
+    rent = hourly * horizon if hourly is not None and acquisition in ("rent", "either") else None
+    if buy is None or rent is None:
+        return rent if buy is None else buy
+    return rent if rent < buy else buy
 
 
 # ---------------------------------------------------------------- offers: what to rent, what to buy

@@ -2076,6 +2076,8 @@ def _pipeline_hint(gpu: GpuSpec, ctx: Context, run: WorkloadSpec, usable: float)
     offload to)."""
     if ctx.limits.exact_gpus not in (None, 1) or run.training:
         return ""
+    if not pipeline_frozen_params(run.model):
+        return ""  # not a diffusion pipeline: nothing to offload (workload.model_offload)
     if run.runtime not in (None, *TORCH_PROGRAM_RUNTIMES):
         return ""
     if perf.host_bandwidth_gbs(gpu, None) is None:
@@ -3014,7 +3016,8 @@ def price_columns(
                 horizon,
             )
             continue
-        n = max(1, n)
+        if n < 1:  # max(1, n) of a whole count, without the call
+            n = 1
         pricing = None
         if gpu.slug in offered:  # else no price (_price_basis)
             # copies over a dataset are priced apart from the shared table (_offer_pricing)
@@ -3024,12 +3027,11 @@ def price_columns(
                 pricing = _offer_pricing(c or Configuration(gpu, n), n, ctx)
         # Pricing's price_known, purchase_usd and usage.hours read in place: a property is a
         # Python call, three for each of ~100 cards (the same expressions, to the last bit)
-        rent, buy = (None, None) if pricing is None else (pricing.rent, pricing.buy)
-        if rent is None and buy is None:
+        if pricing is None or (pricing.rent is None and pricing.buy is None):
             known.append(False)
             flat += unpriced
             continue
-        assert pricing is not None
+        rent, buy = pricing.rent, pricing.buy
         if pricing.usage is not usage:  # one usage for every card of a request
             usage = pricing.usage
             hours = usage.hours

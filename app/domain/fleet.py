@@ -380,7 +380,9 @@ def plan(
         return None
     top = 1 if snap.single[i] else ctx.limits.max_gpus
     gpu, variant = snap.gpus[i], (snap.gates[i], key)
-    counts = ev.COUNTS if n in ev.COUNTS else (n, *ev.COUNTS)  # a layer split's fewest
+    # COUNTS are the powers of two in order: those up to ``top`` are its first bit_length ones
+    upto = ev.COUNTS[: top.bit_length()]
+    counts = upto if n in ev.COUNTS else (n, *upto)  # a layer split's fewest
     # never a tensor-parallel degree the runtime cannot split the model's heads over (Phi-4's
     # 10 KV heads under vLLM: not 4 or 8 GPUs), as plan skips it
     unsplit = ev.unsplit_counts(gpu, ev.job_variant(ctx, key), v[1], ctx)
@@ -515,15 +517,13 @@ def one_gpu_estimate(
         return None
     gpu, v = snap.gpus[i], snap.variants[snap.variant[i]]
     prompt, decode = done.steps[done.step[i]]
-    return perf.llm_one_gpu_estimate(
-        ev.job_variant(ctx, _key(ctx, v)),
-        prompt,
-        decode,
-        int(done.row[i]),
-        snap.card_rows(ctx).terms[snap.place[i]],
-        perf.efficiencies(gpu, ctx.calibration),
-        v[1],
+    run, eff = ev.job_variant(ctx, _key(ctx, v)), perf.efficiencies(gpu, ctx.calibration)
+    est = perf.llm_one_gpu_estimate(
+        run, prompt, decode, int(done.row[i]), snap.card_rows(ctx).terms[snap.place[i]], eff, v[1]
     )
+    # its time is the card's one-GPU time its other counts' scaling efficiencies divide by
+    perf.keep_single(gpu, run, eff, v[1], est.step_time_s)
+    return est
 
 
 def _shape(run: WorkloadSpec) -> tuple[int, int, int]:

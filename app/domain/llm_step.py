@@ -50,7 +50,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import chain
-from operator import attrgetter
+from operator import attrgetter, sub
 from typing import NamedTuple, TypeVar
 
 import numpy as np
@@ -701,10 +701,11 @@ def busiest_stage_share(layers: int, stages: int, output_unit: bool) -> float:
     if stages <= 1 or layers <= 0:
         return 0.0
     units = layers + (1 if output_unit else 0)
-    counts = [0] * stages
-    for i in range(layers):
-        counts[i * stages // units] += 1
-    return max(counts) / layers
+    # layer i goes to GPU i·stages // units, so GPU k holds the layers from ⌈k·units/stages⌉
+    # up to the next GPU's first (the last GPU: up to the layer count): counted per GPU, not
+    # placed one layer at a time (Llama 3.1 405B's 126 layers had been a loop of 126)
+    firsts = [min(layers, -(-k * units // stages)) for k in range(stages + 1)]
+    return max(map(sub, firsts[1:], firsts[:-1])) / layers
 
 
 def step_comm(
@@ -2286,15 +2287,20 @@ def dense_columns(
     # replica()'s prompt attention (``prompt_attention_seconds``): the unfused rows' as one
     # array expression, each fused row's by its card and tensor-parallel GPUs
     attn_col = per_card[:, 2] * tp
-    fused_rows = [
-        (i, fz) for i, c in enumerate(card.tolist()) if (fz := cards.terms[c].fused) is not None
-    ]
-    q_heads, q_width, tps = float(job.model.num_heads or 0), float(job.attn_width), tp.tolist()
+    q_heads, q_width, terms = float(job.model.num_heads or 0), float(job.attn_width), cards.terms
     # prompt_attention_seconds' fused branch with its per-row arguments (the row's heads per
     # GPU) worked out once, not once a step: a call per fused row and step had been a third
     # of the columns' step. Its unfused branch (no heads, or no prompt token on the row) is
     # the array expression's own value, so those rows keep it.
-    fused_at = [(i, fz, q_heads / tps[i]) for i, fz in fused_rows] if q_heads else []
+    fused_at = (
+        [
+            (i, fz, q_heads / t)
+            for i, (c, t) in enumerate(zip(card.tolist(), tp.tolist(), strict=True))
+            if (fz := terms[c].fused) is not None
+        ]
+        if q_heads
+        else []
+    )
     head_dim = q_width / q_heads if q_heads else 0.0
     n_layers = job.layers
 

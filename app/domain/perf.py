@@ -3072,7 +3072,10 @@ def _llm_inference(
     pre = rep.parts(*prefill)
     dec = rep.parts(*decode)
     single = _llm_single(gpu, work, eff, backend) if n > 1 else None
-    return _llm_perf(work, n, pre, dec, single, rep.compute_precision, eff, backend)
+    out = _llm_perf(work, n, pre, dec, single, rep.compute_precision, eff, backend)
+    if n == 1:
+        keep_single(gpu, work, eff, backend, out.step_time_s)
+    return out
 
 
 class _Step(Protocol):
@@ -3432,6 +3435,17 @@ def llm_one_gpu_estimate(
     rather than for every row stepped (``llm_totals.totals``)."""
     pre, dec = step_row(prompt, row), step_row(decode, row)
     return _llm_perf(work, 1, pre, dec, None, card.math or card.mode, eff, backend)
+
+
+def keep_single(
+    gpu: GpuSpec, work: WorkloadSpec, eff: Efficiency, backend: str, seconds: float
+) -> None:
+    """``seconds``, the job's time on one of the card's GPUs from a one-GPU estimate made of
+    the same replica's two steps (``_llm_perf``'s total at one GPU: the prompt step plus
+    ``decode_steps`` decode steps, as ``_llm_single`` adds them), kept where ``_llm_single``
+    finds it: a request's one-GPU row is estimated first, and its card's other counts had
+    stepped the same replica again for their scaling efficiency."""
+    llm_job(work).per_card[("single", gpu, backend)] = (eff, seconds)
 
 
 def _llm_single(gpu: GpuSpec, work: WorkloadSpec, eff: Efficiency, backend: str) -> float:

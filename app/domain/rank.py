@@ -534,6 +534,12 @@ def decode_bytes(w: WorkloadSpec, copies: int = 1) -> tuple[float, float] | None
     cache once (a paged or preallocated cache; an eager loop's extra copies are not counted).
     An untied input embedding is gathered row by row, not streamed (``input_table_bytes``).
     None where the model has no KV shape."""
+    return _decode_bytes(w, copies, untied_input_params(w.model))
+
+
+def _decode_bytes(w: WorkloadSpec, copies: int, untied: float) -> tuple[float, float] | None:
+    """``decode_bytes`` with the model's untied input embedding (``untied_input_params``)
+    worked out by the caller, which reads it too (``four_bit_terms``)."""
     m = w.model
     kv = m.kv_values(w.seq_len + w.output_tokens / 2)
     if not kv or not m.params:
@@ -542,9 +548,8 @@ def decode_bytes(w: WorkloadSpec, copies: int = 1) -> tuple[float, float] | None
     if experts:
         k, e = m.active_experts or 0, m.experts or 1
         experts *= 1.0 - (1.0 - k / e) ** max(1.0, w.batch_size / max(1, copies))
-    untied = untied_input_params(m)  # among the dense (non-expert) parameters
-    read = dense - untied + experts
-    weights = (w.weight_bytes - input_table_bytes(w)) / (m.params - untied) * read
+    read = dense - untied + experts  # the untied table is among the dense parameters
+    weights = (w.weight_bytes - _table_bytes(w, untied)) / (m.params - untied) * read
     return weights * max(1, copies), kv * formats.kv_bytes(w.kv_format) * w.batch_size
 
 
@@ -557,9 +562,12 @@ def untied_input_params(m: ModelSpec) -> float:
 def input_table_bytes(w: WorkloadSpec) -> float:
     """The untied input embedding's stored bytes, the same at any weight format the table is
     kept in (16-bit beside quantised linears; a GGUF file's own mean)."""
-    return untied_input_params(w.model) * formats.table_value_bytes(
-        w.precision, w.own_bits, format_bits=w.format_bits
-    )
+    return _table_bytes(w, untied_input_params(w.model))
+
+
+def _table_bytes(w: WorkloadSpec, untied: float) -> float:
+    """``input_table_bytes`` of a table of ``untied`` parameters."""
+    return untied * formats.table_value_bytes(w.precision, w.own_bits, format_bits=w.format_bits)
 
 
 # (the job's weights over their size at 4 bits, ``decode_bytes``, the untied input table's
@@ -573,9 +581,11 @@ def four_bit_terms(w: WorkloadSpec, copies: int = 1) -> FourBitTerms:
     building a WorkloadSpec per row) and the bytes a decode step reads (``decode_bytes``)."""
     four = formats.weight_bytes(w.model, "int4", w.own_bits, format_bits=w.format_bits)
     k = max(1, copies)
-    table4 = untied_input_params(w.model) * formats.table_value_bytes("int4", w.own_bits) * k
+    # the untied table once (a walk of the model's parameters), not once for each term here
+    untied = untied_input_params(w.model)
+    table4 = untied * formats.table_value_bytes("int4", w.own_bits) * k
     ratio = w.weight_bytes / four if four else 1.0
-    return ratio, decode_bytes(w, copies), input_table_bytes(w) * k, table4
+    return ratio, _decode_bytes(w, copies, untied), _table_bytes(w, untied) * k, table4
 
 
 class JobTerms:
