@@ -40,6 +40,7 @@ from app.web.offer_words import (
     price_is_stale,
     stale_rule,
 )
+from app.web.serving_lines import said_in_cells
 from app.web.static_assets import static_url
 
 TEMPLATES_DIR = shipped_path("templates")
@@ -137,6 +138,15 @@ def ms_like(value: Any, like: Any) -> str:
     if word == "s" and abs(float(value)) < 60_000:
         return f"{num(float(value) / 1000, 3)} s"
     return ms(value)
+
+
+def svg_n(value: float, places: int = 1) -> str:
+    """An SVG coordinate to ``places`` decimals without a trailing ".0": a chart's hundreds of
+    coordinates are an answer page's bytes, and the tenth of a unit is under a pixel."""
+    text = f"{float(value):.{places}f}"
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return "0" if text == "-0" else text
 
 
 def sortable(value: Any) -> str:
@@ -306,10 +316,12 @@ def make_templates(settings: Settings | None = None) -> Jinja2Templates:
         lstrip_blocks=True,
     )
     templates = Jinja2Templates(env=env)
+    env.tests["said_in_cells"] = said_in_cells
     env.filters.update(
         num=num,
         compact=compact,
         sortable=sortable,
+        svgn=svg_n,
         usd=usd,
         hours=hours,
         pct=pct,

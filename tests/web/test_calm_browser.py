@@ -116,16 +116,18 @@ SERVING_Q = "/recommendations?preset=llama-3-70b&task=serving&concurrent_request
 
 @pytest.mark.parametrize("url", [BUY_Q, EITHER_Q, SERVING_Q])
 def test_phone_why_tables_keep_each_label_beside_its_figure(view: Page, url: str) -> None:
-    """The memory breakdown, time per step and other configurations inside a row's "Why"
-    stay tables on a phone: a row's header cell and its figures share one line."""
+    """The memory breakdown, time per step and cost inside a row's "Why" keep each name beside
+    its figure on a phone: a line's name and figure share one line (name–figure lists, dl.kv,
+    since the forty-second session; tables before)."""
     view.goto(url)
     # the serving page's "Why" is its own details; the others' is the first data-explain
     why = view.locator("details[data-serving-why], details[data-explain]").first
     why.locator("> summary").click()
-    rows = why.locator("table tr:has(th[scope='row'])")
+    rows = why.locator("dl.kv dt")
     assert rows.count() >= 3  # memory breakdown (and time per step) at least
     tops = rows.evaluate_all(
-        "rs => rs.map(r => [...r.children].map(c => Math.round(c.getBoundingClientRect().top)))"
+        "ts => ts.map(t => [t, t.nextElementSibling].map(c => "
+        "Math.round(c.getBoundingClientRect().top)))"
     )
     stacked = [t for t in tops if len(set(t)) > 1]
     assert not stacked, f"cells of a row stacked: {stacked[:3]}"

@@ -101,13 +101,17 @@ def test_report_page_passes_axe(view: Page, report_id: int) -> None:
 
 
 def test_pages_stay_small(server: str, report_id: int) -> None:
-    """No page over 150 KB of our own HTML + CSS + JS."""
+    """No page over 140 KB of our own HTML + CSS + JS. The largest answer (Llama 3 8B serving,
+    LoRA and 70B inference, ~133.5 KB each) had weighed 149,050 bytes of a 150 KB budget; the
+    forty-second session said its repeated lines once and served the CSS and JS lean
+    (docs/methodology.md §6.7x "pgw"). 140 KB leaves ~6.5 KB, about a sentence more on each of
+    ten rows, before a new addition has to pay for itself."""
     css = httpx.get(f"{server}/static/css/app.css", timeout=10).content
     js = httpx.get(f"{server}/static/js/app.js", timeout=10).content
     for url in [*WEIGHED, f"/device/reports/{report_id}"]:
         html = httpx.get(f"{server}{url}", timeout=60).content
         total = len(html) + len(css) + len(js)
-        assert total < 150_000, (url, total)
+        assert total < 140_000, (url, total)
 
 
 def _over_the_wire(url: str) -> int:

@@ -89,10 +89,10 @@ def test_rent_only_rows_show_no_owned_energy(read_client: TestClient) -> None:
     assert rent_only and ownable
     for r in rows:
         cost = html.split(f'id="rec-{r["rank"]}"')[1].split("<h3>Cost</h3>")[1]
-        cost = cost.split("</table>")[0]
+        cost = cost.split("</dl>")[0]
         if r["cost"]["purchase_usd"] is None:
             assert "energy to finish" not in cost, r["gpu"]["slug"]
-            assert "W ·" not in cost and "/h</td></tr>" not in cost.split("power")[1]
+            assert "W ·" not in cost and "/h</dd>" not in cost.split("power")[1]
             assert f"{r['cost']['power_w']:,.0f} W" in cost  # the draw itself stays
         elif r["cost"]["energy_to_finish_usd"] is not None:
             assert "energy to finish (owned)" in cost
@@ -113,8 +113,8 @@ def test_training_step_time_is_named_per_micro_batch(read_client: TestClient) ->
     html = _get(read_client, TRAINING)
     part = html.split('id="rec-1"')[1].split("<h3>Uncertainty</h3>")[0]
     assert "Time per micro-batch" in part and "Time per step" not in part
-    micro = re.search(r"data-micro-batch-time><th[^>]*>([^<]+)</th><td[^>]*>([^<]+)<", part)
-    step = re.search(r"data-optimizer-step-time><th[^>]*>([^<]+)</th><td[^>]*>([^<]+)<", part)
+    micro = re.search(r"<dt data-micro-batch-time>([^<]+)</dt><dd>([^<]+)<", part)
+    step = re.search(r"<dt data-optimizer-step-time>([^<]+)</dt><dd>([^<]+)<", part)
     assert micro and step
     assert f"{top['accumulation_steps']:,} micro-batches" in step.group(1)
     assert f"micro-batch of {top['micro_batch']:,}" in micro.group(1)
