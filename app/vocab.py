@@ -332,6 +332,19 @@ DIFFUSION_TABLE_RUNTIMES: tuple[Runtime, ...] = (
     "pytorch", "torch-compile", "onnxruntime", "tensorrt"
 )  # fmt: skip
 DIFFUSION_TABLE_PRECISIONS: tuple[Precision, ...] = ("fp32", "tf32", "bf16", "fp16")
+#: The datapaths a GeForce board runs at half rate, accumulating in FP32 (its int8 runs whole):
+#: what perf.prior_compute_efficiency holds at efficiency.HALF_RATE_GEMM_SHARE
+HALF_RATE_PRECISIONS: tuple[Precision, ...] = ("fp16", "bf16", "tf32")
+#: Diffusion presets whose diffusers pipeline decodes the image in float32 whatever the job's
+#: precision: StableDiffusionXLPipeline upcasts a float16 VAE where its config's force_upcast
+#: holds (diffusers pipeline_stable_diffusion_xl.py: "make sure the VAE is in float32 mode, as
+#: it overflows in float16"), and AutoencoderKL's force_upcast defaults to True "for high image
+#: resolution pipelines, such as SD-XL" (autoencoder_kl.py); StableDiffusionPipeline (SD 1.5)
+#: and FluxPipeline decode at the job's precision (perf._decode_ops)
+FP32_DECODE_PRESETS: tuple[str, ...] = ("sdxl",)
+#: Runtimes that run the diffusers pipeline's own decode code (eager, and torch.compile of its
+#: UNet); TensorRT's and ONNX Runtime's exported VAEs run at the precision they were built in
+DIFFUSERS_DECODE_RUNTIMES: tuple[Runtime, ...] = ("pytorch", "torch-compile")
 #: Runtimes that run a 16-bit CNN inference as mixed precision over fp32 weights (PyTorch
 #: autocast, TensorFlow's AMP graph rewrite): a weight-cast kernel per conv / linear per pass.
 AUTOCAST_RUNTIMES: tuple[Runtime, ...] = ("pytorch", "tensorflow", "tensorflow-xla")

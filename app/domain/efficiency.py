@@ -608,6 +608,49 @@ def die_tensor16_tflops(gpu: GpuSpec) -> float | None:
     return gpu.fp32_tflops * 128 / lanes * per_sm / 256
 
 
+# NVIDIA GeForce generations whose tensor cores run FP16 with FP32 accumulate at half the
+# FP16-accumulate rate (Turing, GA10x, AD10x, GB20x whitepapers; data/gpus/nvidia-geforce.yaml's
+# header): where the die table does not reach a part, its consumer and laptop boards are taken
+# to list that half rate
+HALF_RATE_FP32_ACCUMULATE = ("7.5", "8.6", "8.9", "12.0")
+# A listed 16-bit figure at or under this share of the die's full rate is the half (FP32-
+# accumulate) one: the two sit at 0.5 and 1.0 of it, whatever the board's clock
+HALF_RATE_SHARE = 0.75
+# Achieved ÷ peak of a good 16-bit (or TF32) GEMM on a half-rate figure: the tensor cores run
+# FP32 accumulate at half the rate the SM's operand path was built to feed, and a GeForce board
+# boosts past the clock its figure is quoted at, so cuBLAS holds the whole figure: MAMF's RTX
+# 3090 Ti ≈ 100 % (docs/methodology.md [BM]); PyTorch fp16 torch.matmul on 4096²-10240²
+# matrices (zzc0721/torch-performance-test-data database.md) reads 75.5-75.9 TFLOPS on three
+# RTX 3090s (1.06 of 71.2), 75.6 on an RTX 3080 Ti, 75-76 on RTX 4070 SUPERs, 0.96-1.04 of
+# 165.2 on RTX 4090s, 1.07-1.13 of 209.5 on RTX 5090s, 39.0 on an RTX 2080 (0.97 of 40.3).
+# Full-rate figures keep perf's 0.80 (A100 0.87, H100 0.80; the same database: RTX A6000 0.78,
+# L40S 0.73, V100S 0.68)
+HALF_RATE_GEMM_SHARE = 1.0
+# The share of the FP16-accumulate full rate a GeForce GEMM accumulating in FP16 (TensorRT's
+# FP16 tactics, llama.cpp's cuBLAS path) holds: a full-rate path, priced at the 0.90 such
+# paths had before the half-rate share above (llamacpp_cublas_prompt's tuning rows were read
+# at it), not at the half rate's 1.0
+FP16_ACCUMULATE_GEMM_SHARE = 0.90
+
+
+def half_rate_fp16(gpu: GpuSpec) -> bool:
+    """Whether the catalog's 16-bit tensor figure is the die's FP32-accumulate half rate (a
+    product limit: GeForce boards, the L40) rather than its full rate (TITAN RTX, workstation and
+    datacenter boards), read off the die table, not the segment: the TITAN RTX is a consumer
+    board whose 130 TFLOPS is TU102's full rate with FP32 accumulate, the L40 a datacenter one
+    whose 181 is AD102's half. Outside the die table, a consumer or laptop board of a
+    half-rate generation."""
+    if gpu.vendor != "nvidia":
+        return False
+    full, listed = die_tensor16_tflops(gpu), gpu.peak_tflops("fp16")
+    if full and listed:
+        return listed <= HALF_RATE_SHARE * full
+    return (
+        gpu.segment in ("consumer", "laptop")
+        and gpu.compute_capability in HALF_RATE_FP32_ACCUMULATE
+    )
+
+
 def sm_clock_share(gpu: GpuSpec, profile: RuntimeProfile) -> float:
     """The share of its boost clock a power-capped board holds under a kernel that keeps every
     SM busy per SM-clock, not per datasheet datapath (llama.cpp's MMQ): min(1, TDP × the

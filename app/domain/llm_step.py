@@ -59,8 +59,11 @@ from numpy.typing import NDArray
 from app.domain import activations, compat, formats, peaks, topology
 from app.domain.efficiency import (
     EAGER,
+    FP16_ACCUMULATE_GEMM_SHARE,
+    HALF_RATE_GEMM_SHARE,
     RuntimeProfile,
     basis_tflops,
+    half_rate_fp16,
     sm_clock_share,
     tensor_share,
 )
@@ -835,20 +838,20 @@ def fp8_weight_only(gpu: GpuSpec, model: ModelSpec, min_cc: str | None) -> bool:
     return compat.cc_at_least(gpu, min_cc)
 
 
-# NVIDIA GeForce generations whose tensor cores run FP16 with FP32 accumulate at half the
-# FP16-accumulate rate (Turing, GA10x, AD10x, GB20x whitepapers; data/gpus/nvidia-geforce.yaml's
-# header): the catalog's fp16 figure is the FP32-accumulate one
-HALF_RATE_FP32_ACCUMULATE = ("7.5", "8.6", "8.9", "12.0")
-
-
 def fp16_accumulate_gain(gpu: GpuSpec) -> float:
-    """How much faster a GEMM accumulating in FP16 runs than the catalog's fp16 peak (which is
-    the FP32-accumulate rate): 2 on GeForce parts, 1 on workstation and datacenter parts, whose
-    FP32 accumulate already runs at full rate."""
-    consumer = gpu.segment in ("consumer", "laptop")
-    if gpu.vendor == "nvidia" and consumer and gpu.compute_capability in HALF_RATE_FP32_ACCUMULATE:
-        return 2.0
-    return 1.0
+    """How much faster a GEMM accumulating in FP16 runs than the catalog's fp16 peak: 2 where
+    that peak is the die's FP32-accumulate half rate (GeForce boards, the L40:
+    ``efficiency.half_rate_fp16``), 1 where it is already the full rate (the TITAN RTX,
+    workstation and datacenter boards)."""
+    return 2.0 if half_rate_fp16(gpu) else 1.0
+
+
+def fp16_accumulate_rate_gain(gpu: GpuSpec) -> float:
+    """``fp16_accumulate_gain`` for a rate already priced at the prior's share of the fp16
+    figure (perf.prior_compute_efficiency): the FP16-accumulate path is the die's full rate,
+    fed at FP16_ACCUMULATE_GEMM_SHARE, not at the half-rate figure's HALF_RATE_GEMM_SHARE."""
+    gain = fp16_accumulate_gain(gpu)
+    return gain * FP16_ACCUMULATE_GEMM_SHARE / HALF_RATE_GEMM_SHARE if gain > 1.0 else 1.0
 
 
 def sustained_clock(gpu: GpuSpec, prof: RuntimeProfile) -> float:
@@ -1497,7 +1500,7 @@ def card_terms(
     else:
         rate = compute_efficiency.get(mode, 0.5) * prefill.compute_scale
         if prefill.fp16_accumulate and mode == "fp16":
-            peak *= fp16_accumulate_gain(gpu)
+            peak *= fp16_accumulate_rate_gain(gpu)
         if mode == "fp4":
             # fp4 GEMMs reach less of their doubled peak than fp8 ones do of theirs (B200)
             rate *= prefill.fp4_gemm_share

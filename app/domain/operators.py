@@ -70,6 +70,14 @@ DROPOUT_MASK_BYTES = 1.0  # PyTorch keeps dropout masks as bool tensors (1 byte 
 # The phase of a diffusion pipeline's VAE decode ops: run once after the denoising loop, bound
 # by their own GPU time or host dispatch (perf.phased_step)
 DECODE_PHASE = "decode"
+# A float32 decode's convolutions (perf._decode_ops) in the two forms cuDNN runs them, one
+# dropped per GPU: on TF32 tensor cores where the part has them (PyTorch's default
+# torch.backends.cudnn.allow_tf32 = True), at half the 16-bit rate (every NVIDIA part's
+# catalog tf32 figure is half its fp16 one: TF32_PER_16BIT), else (Volta, Turing) on the
+# CUDA cores at the FP32 rate (class CONV_NCHW)
+UPCAST_TF32 = "upcast_tf32"
+UPCAST_FP32 = "upcast_fp32"
+TF32_PER_16BIT = 2.0
 
 
 # Plain, not frozen: a step builds hundreds per job variant, and a frozen dataclass costs several
@@ -1430,11 +1438,19 @@ def nchw_transposes(forward: list[Op], *, w_b: float = 2.0, training: bool = Fal
                 moved,
                 moved,
                 op.dtype,
-                "layout_3x3" if op.klass == CONV_3X3 else "layout",
+                _transform_role(op),
                 phase=op.phase,  # a decode's transforms run in the decode phase
             )
         )
     return out
+
+
+def _transform_role(op: Op) -> str:
+    """A convolution's layout transforms' role: a TF32 decode convolution's go where it goes
+    (UPCAST_TF32, dropped with it on a GPU without TF32)."""
+    if op.role == UPCAST_TF32:
+        return UPCAST_TF32
+    return "layout_3x3" if op.klass == CONV_3X3 else "layout"
 
 
 def conv_bias_pass(name: str, out_el: float, count: float, act_b: float, dtype: str) -> Op:

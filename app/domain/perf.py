@@ -36,7 +36,14 @@ from app.domain.activations import embedding_params, unet_saved
 from app.domain.calibration import Calibration, adjust
 from app.domain.compat import tf32_fraction
 from app.domain.diffusion_host import serial_host
-from app.domain.efficiency import EAGER, RuntimeProfile, basis_tflops, tensor_share
+from app.domain.efficiency import (
+    EAGER,
+    HALF_RATE_GEMM_SHARE,
+    RuntimeProfile,
+    basis_tflops,
+    half_rate_fp16,
+    tensor_share,
+)
 from app.domain.gpu import GpuSpec
 from app.domain.kernel_profiles import KernelBasis, attention_efficiency, gemm_efficiency
 from app.domain.kernels import (
@@ -70,6 +77,9 @@ from app.domain.operators import (
     LAYOUT_ROLES,
     MEMORY,
     NF4_DEQUANT,
+    TF32_PER_16BIT,
+    UPCAST_FP32,
+    UPCAST_TF32,
     Op,
     backward_ops,
     block_linears,
@@ -104,7 +114,7 @@ from app.domain.workload import (
     qlora_in_kernel,
     training_policy,
 )
-from app.vocab import MEASURED_PRECISIONS
+from app.vocab import DIFFUSERS_DECODE_RUNTIMES, FP32_DECODE_PRESETS, MEASURED_PRECISIONS
 
 MEMORY_EFFICIENCY = 0.88  # HBM/GDDR achieved ÷ spec with a good kernel (methodology §5.2, §7)
 # An Apple Ultra (two Max dies over UltraFusion, GpuSpec.dies) streams a lower share of its
@@ -178,15 +188,24 @@ def shown_rate(work: WorkloadSpec, unit: str) -> tuple[float, str]:
 
 def prior_compute_efficiency(gpu: GpuSpec, precision: str) -> float:
     """Achieved ÷ dense datasheet peak for a good GEMM (methodology §5.1, §7)."""
-    if gpu.vendor == "nvidia":
+    return _prior_compute(gpu.vendor, half_rate_fp16(gpu), precision)
+
+
+def _prior_compute(vendor: str, half_rate: bool, precision: str) -> float:
+    if vendor == "nvidia":
         if precision == "fp32":
             return 0.90
         if precision == "fp8":
             return 0.73
-        return 0.90 if gpu.segment in ("consumer", "laptop") else 0.80
-    if gpu.vendor == "amd":
+        # a GeForce board's FP32-accumulate half rate is held whole (HALF_RATE_GEMM_SHARE); a
+        # full-rate figure, the TITAN RTX's among them, takes the datacenter and workstation
+        # share (``half_rate_fp16``: the figure, not the segment)
+        if not half_rate:
+            return 0.80
+        return HALF_RATE_GEMM_SHARE if precision in vocab.HALF_RATE_PRECISIONS else 0.90
+    if vendor == "amd":
         return 0.70 if precision == "fp32" else 0.55
-    if gpu.vendor == "apple":
+    if vendor == "apple":
         return 0.75
     return 0.60  # Intel and others: no published MAMF; the uncertainty band says so
 
@@ -263,23 +282,16 @@ def prior_memory_efficiency(gpu: GpuSpec) -> float:
 
 
 @lru_cache(maxsize=256)
-def _prior_efficiencies(vendor: str, segment: str, memory: float = MEMORY_EFFICIENCY) -> Efficiency:
-    probe = GpuSpec(
-        slug="",
-        name="",
-        vendor=vendor,
-        architecture="",
-        segment=segment,
-        memory_gb=1,
-        memory_bandwidth_gbs=1,
-    )
-    comp: dict[str, float] = {p: prior_compute_efficiency(probe, p) for p in MEASURED_PRECISIONS}
+def _prior_efficiencies(
+    vendor: str, half_rate: bool, memory: float = MEMORY_EFFICIENCY
+) -> Efficiency:
+    comp: dict[str, float] = {p: _prior_compute(vendor, half_rate, p) for p in MEASURED_PRECISIONS}
     return Efficiency(comp, memory, "prior")
 
 
 def efficiencies(gpu: GpuSpec, calibration: Calibration | None) -> Efficiency:
     if calibration is None:
-        return _prior_efficiencies(gpu.vendor, gpu.segment, prior_memory_efficiency(gpu))
+        return _prior_efficiencies(gpu.vendor, half_rate_fp16(gpu), prior_memory_efficiency(gpu))
     hit: Efficiency | None = calibration.memo.get(gpu)
     if hit is None:
         hit = _calibrated(gpu, calibration)
@@ -1377,18 +1389,51 @@ def _decode_ops(work: WorkloadSpec, flops: float, act_b: float, w_b: float) -> l
         side = (flops / 2.0) ** (1.0 / 3.0)
         rest = gemm("rest", side, side, side, act_b=act_b, w_b=w_b, dtype=dtype)
         return [replace(rest, phase=DECODE_PHASE)]
+    upcast = _fp32_decode(work)
+    if upcast:
+        act_b = w_b = 4.0
     ops = table_ops(
         m.decoder_operators,
         float(work.batch_size),
         act_b=act_b,
         w_b=w_b,
-        dtype=dtype,
+        dtype="fp32" if upcast else dtype,
         conv_bias=work.runtime == "pytorch",
         join_norm_fused=work.runtime in INDUCTOR_RUNTIMES,
         group_norm_relayout=_group_norm_relayout(work),
     )
     scale = flops / total(ops)
-    return [replace(o, count=o.count * scale, phase=DECODE_PHASE) for o in ops]
+    ops = [replace(o, count=o.count * scale, phase=DECODE_PHASE) for o in ops]
+    return _upcast_convs(ops) if upcast else ops
+
+
+def _fp32_decode(work: WorkloadSpec) -> bool:
+    """Whether the pipeline decodes in float32 whatever the job's 16-bit precision
+    (vocab.FP32_DECODE_PRESETS: diffusers' SDXL pipeline upcasts its VAE)."""
+    return (
+        work.preset in FP32_DECODE_PRESETS
+        and work.runtime in DIFFUSERS_DECODE_RUNTIMES
+        and work.precision in _HALF_MODES
+    )
+
+
+def _upcast_convs(ops: list[Op]) -> list[Op]:
+    """A float32 decode's convolutions in both of cuDNN's forms (operators.UPCAST_TF32 /
+    UPCAST_FP32), the GPU's pricing dropping the one it does not run (``_upcast_drop``)."""
+    out: list[Op] = []
+    for o in ops:
+        if o.klass in (CONV, CONV_3X3) and not o.role:
+            out.append(replace(o, flops=o.flops * TF32_PER_16BIT, role=UPCAST_TF32))
+            out.append(replace(o, klass=CONV_NCHW, role=UPCAST_FP32))
+        else:
+            out.append(o)
+    return out
+
+
+def _upcast_drop(gpu: GpuSpec) -> str:
+    """The float32 convolution form a GPU does not run: its CUDA-core one where it has TF32
+    tensor cores, else the TF32 one."""
+    return UPCAST_FP32 if peak_tflops(gpu, "tf32")[0] else UPCAST_TF32
 
 
 def _group_norm_relayout(work: WorkloadSpec) -> bool:
@@ -2198,9 +2243,13 @@ def _build_on_gpu(
             op_eff, factor = replace(op_eff, attention=None), None
         # TensorRT's FP16 tactics accumulate in FP16 where that is faster (GeForce), and its
         # fused MHA kernels too
-        gain = llm_step.fp16_accumulate_gain(gpu) if mode == "fp16" else 1.0
+        gain = llm_step.fp16_accumulate_rate_gain(gpu) if mode == "fp16" else 1.0
         acc = gain if prof.fp16_accumulate else 1.0
         attn_acc = gain if prof.attention_fp16_accumulate else 1.0
+        # the softmax weighs against the matmuls' peak, which FP16 accumulate doubles
+        # (llm_step.fused_attention's balance alike), whatever share of it they hold
+        peak_gain = llm_step.fp16_accumulate_gain(gpu) if mode == "fp16" else 1.0
+        attn_peak = peak_gain if prof.attention_fp16_accumulate else 1.0
         # the runtime's GEMMs and fused attention at the share of the full GEMM rate its kernel
         # library issues at on this architecture (TensorRT's Ampere-built tactics on Hopper);
         # its convolutions keep their own share of the full rate
@@ -2218,9 +2267,14 @@ def _build_on_gpu(
             attn_acc,
         )
         # the softmax's vector work beside attention matmuls that run at that share
-        attn_acc *= tshare
+        attn_acc = attn_peak * tshare
         clock = _sustained_clock(gpu, op_eff, prof, mode)
         cap = gemm_rate * clock if clock < 1.0 else None
+        if clock < 1.0 and phase_regime(work) in SUSTAINED_CLOCK_REGIMES:
+            # a denoising loop holds the board at its power limit for seconds: its SMs run at
+            # the clock the TDP feeds, as an LLM prompt's do (llm_step.sustained_clock), not
+            # at boost with the power only an energy bound on the step
+            rates = tuple(r * clock for r in rates)
     host = host_bandwidth_gbs(gpu, calibration)
     drop: tuple[str, ...] = prof.fuse
     if prof.attention == UNFUSED_ATTENTION:
@@ -2232,6 +2286,11 @@ def _build_on_gpu(
         # the autotuner runs the 3×3 convolutions as Winograd on the CUDA cores, which read
         # NCHW directly: no transforms around those
         drop = (*drop, "layout_3x3")
+    if work.model.family == "diffusion":
+        # which of a float32 decode's convolution forms this GPU runs (family, not preset:
+        # the key this is kept under, _on_gpu, holds no preset; a job without such ops
+        # drops nothing by it)
+        drop = (*drop, _upcast_drop(gpu))
     tensor_conv = not _cuda_core_convs(gpu, be, mode)
     host_us = prof.host_us_per_op
     return _OnGpu(
@@ -2382,6 +2441,13 @@ def _held(split: Split, shares: tuple[float, ...] | None) -> Split:
     if split is None or shares is None:
         return split
     return tuple((f, rate * h) for (f, rate), h in zip(split, shares, strict=True))
+
+
+# Regimes whose whole job is one GPU-bound loop of seconds or more at the board's power limit:
+# the operator path prices its kernels at the sustained clock (``_sustained_clock``), not only
+# under the energy bound. Eager diffusion: 20-50 UNet calls back to back (docs/methodology.md
+# §6.7x "sdc"); training keeps its measured sustained GEMM rates (``_sustained_shares``).
+SUSTAINED_CLOCK_REGIMES = frozenset({"infer-diffusion"})
 
 
 def _sustained_clock(gpu: GpuSpec, eff: Efficiency, prof: RuntimeProfile, mode: str) -> float:

@@ -64,7 +64,9 @@ def test_lora_model_flops_are_the_flops_its_step_runs() -> None:
     assert perf.model_flops_per_sample(work) == pytest.approx(step, rel=0.06)
     gpu = GPUS["rtx-3090"]
     mfu = perf.model_flops_utilisation(gpu, work, perf.estimate(gpu, work))
-    assert mfu is not None and mfu < 0.7
+    # 0.67 before session 42's sdc, 0.73 since a GeForce board's half-rate figure is held whole
+    # (efficiency.HALF_RATE_GEMM_SHARE: cuBLAS runs an RTX 3090 at 1.06 of it)
+    assert mfu is not None and mfu < 0.75
 
 
 def test_an_encoders_input_embedding_is_not_counted_as_matmul_flops() -> None:

@@ -82,4 +82,6 @@ def test_no_scaling_of_the_non_tensor_kernels_closes_the_segment_gap(mod, factor
     with mod.memory_scaled(factor):
         geforce, rest = mod.split()
     assert math.isfinite(geforce / rest)
-    assert geforce / rest > 1.3
+    # 1.51 as shipped before session 42's sdc terms (the half-rate figure held whole, the
+    # denoising loop at a capped board's sustained clock), 1.33 after: narrowed, not closed
+    assert geforce / rest > 1.2

@@ -55,13 +55,15 @@ def test_every_row_is_priced_and_the_engine_fits_it_as_it_does_today(accuracy) -
     rows, skipped = accuracy.evaluate_heldout(ROOT / "data", [FILE])
     assert not skipped and len(rows) == len(_doc(FILE)["measurements"])
     (score,) = accuracy.heldout_scores(rows, skipped)
-    # measured 2026-12-07: median ratio 1.26, bias 0.82, pooled Spearman 0.965; floors with room
+    # measured 2026-12-07: median ratio 1.26, bias 0.82, pooled Spearman 0.965; after session
+    # 42's sdc terms (the T4 at the clock its 70 W holds, the RTX 3060's half-rate figure held
+    # whole) 1.17, 1.02, 0.989; floors with room
     assert score.median_ratio < 1.4
-    assert 0.7 < score.bias < 1.0
+    assert 0.7 < score.bias < 1.15
     assert score.spearman > 0.9
-    # per group (one batch across GPUs) the order is weaker: median 0.65 today (the RTX 3060
-    # priced behind the T4, measured ahead of it), reported, not pinned above that
-    assert statistics.median(score.group_spearman) >= 0.5
+    # per group (one batch across GPUs): median 0.65 before sdc (the RTX 3060 priced behind
+    # the T4, measured ahead of it), 1.0 after; pinned at the old floor's room
+    assert statistics.median(score.group_spearman) >= 0.8
 
 
 def test_the_report_prints_the_section(accuracy, capsys) -> None:
