@@ -18,7 +18,7 @@ from app.recommend import deadline
 from app.recommend import schemas as s
 from app.recommend.quality import AS_RELEASED, PUBLISHER_OWN
 from app.recommend.whatif import best_config, config_name, deadline_first, kinds_of_gpu
-from app.vocab import PEFT_LABELS, TORCH_PROGRAM_RUNTIMES, runtime_name
+from app.vocab import PEFT_LABELS, TORCH_PROGRAM_RUNTIMES, TRAINING_TASKS, runtime_name
 
 # Names that open a row's words (a GPU's maker or line: "Apple M3 Ultra …", "Intel Arc B580 …",
 # "Tesla P40 …") and keep their capital mid-sentence, as the mixed-case ones below do
@@ -219,12 +219,15 @@ def _times(factor: float) -> str:
     return f"{factor:.1f}" if factor >= 1 else f"{factor:.2g}"
 
 
-def _pace(row: s.Recommendation) -> str:
+def _pace(row: s.Recommendation, training: bool = False) -> str:
     """What the pick's rate means for one piece of work, where its unit does not say it: a
     speech model's real-time factor (audio_seconds_per_s: "0.311 30-s windows/s" is about 9×
-    real time), an image model's seconds per image where it makes under one a second."""
+    real time; a training row's in seconds of audio a second, as real time means nothing to
+    it), an image model's seconds per image where it makes under one a second."""
     t = row.throughput
     audio = t.audio_seconds_per_s
+    if audio and training:
+        return f" ({_times(audio)} s of audio a second)"
     if audio:
         return f" (about {_times(audio)}× real time: 1 h of audio in about {_minutes(1 / audio)})"
     if t.unit == "images/s" and 0 < t.value < 1:
@@ -718,9 +721,10 @@ def answer_summary(answer: s.RecommendationResponse) -> s.AnswerSummaryOut:
     sv_asked = answer.workload.serving
     p95 = sv_asked is not None and sv_asked.target_percentile == "p95"
     pace = _latency(top, p95)
+    training = answer.workload.task in TRAINING_TASKS
     why.append(
-        f"runs {_speed(top)}{_pace(top)}{_generating(top, answer.workload.batch_size or 1)}"
-        + (f" ({pace})" if pace else "")
+        f"runs {_speed(top)}{_pace(top, training)}"
+        f"{_generating(top, answer.workload.batch_size or 1)}" + (f" ({pace})" if pace else "")
     )
     finish = _finish(top, answer.acquisition)
     if finish:

@@ -11,6 +11,7 @@ import pytest
 
 from app.recommend import schemas as s
 from app.recommend import service
+from app.recommend.summary import answer_summary
 
 
 def _answer(catalog: Any, **workload: Any) -> s.RecommendationResponse:
@@ -44,3 +45,11 @@ def test_a_text_encoder_decoder_still_trains_in_tokens(shipped_catalog: Any) -> 
     assert answer.recommendations
     t = answer.recommendations[0].throughput
     assert t.unit == "tokens/s" and t.audio_seconds_per_s is None
+
+
+def test_the_training_verdict_says_audio_seconds_not_real_time(shipped_catalog: Any) -> None:
+    """The verdict had read "about 1,250× real time: 1 h of audio in about 2.9 s" for a
+    training pick, a transcription figure that means nothing to a training run."""
+    answer = _answer(shipped_catalog, preset="whisper-large-v3", task="fine-tuning")
+    said = answer_summary(answer).sentence
+    assert "s of audio a second" in said and "real time" not in said
