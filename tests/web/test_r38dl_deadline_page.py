@@ -19,8 +19,12 @@ def test_a_row_at_risk_says_may_miss_with_its_slow_end_in_the_table(
     assert page.status_code == 200
     rows = page.text.split('<tr id="rec-')[1:]
     first = rows[0].split('<tr class="explain-row">')[0]  # the table row, not its details
-    said = re.search(r"data-may-miss=\"[\d.]+\"[^>]*>may miss 24 h: up to ([\d.]+ h)<", first)
-    assert said is not None and said.group(1) == "33.9 h"
+    said = re.search(r"data-may-miss=\"([\d.]+)\"[^>]*>may miss 24 h: up to ([\d.]+) h<", first)
+    assert said is not None
+    # the slow end the row carries, past the deadline, is the figure the cell says (it had
+    # been pinned at 33.9 h, which moves whenever the bands are refit)
+    slow_end = float(said.group(1))
+    assert slow_end > 24 and said.group(2) == f"{slow_end:.1f}"
     # a row that meets it even at its slow end carries no such word
     safe = [r for r in rows if "data-may-miss" not in r.split('<tr class="explain-row">')[0]]
     assert safe
