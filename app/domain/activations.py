@@ -247,7 +247,7 @@ def logits_bytes(
     policy: Policy,
     chunks: int,
     compiled: bool,
-    loss: float | None = None,
+    own_loss: float | None = None,
 ) -> float:
     """Peak bytes of the logits and the loss over them (every trainer computes them, whatever
     the checkpointing).
@@ -259,13 +259,13 @@ def logits_bytes(
     chunk's. That assumes the upcast and the loss compiled together per chunk, as torchtune
     does with compile on. ``compiled`` False (an eager loss): every chunk's forward runs before
     backward and saves its fp32 log-probabilities, so only the two gradients are one chunk's.
-    ``loss``: the runtime's own bytes per logit beyond the head's output for an unchunked loss
+    ``own_loss``: the runtime's own bytes per logit beyond the head's output for an unchunked loss
     (MLX's cross-entropy in the logits' dtype: data/efficiency.yaml loss_logit_bytes)."""
     if m.family != "decoder" or not m.vocab_size:
         return 0.0
     held = policy.compute  # the head's output: bf16 under autocast, fp32 in fp32
-    if loss is not None and chunks <= 1:
-        return tokens * float(m.vocab_size) * (float(loss) + held)
+    if own_loss is not None and chunks <= 1:
+        return tokens * float(m.vocab_size) * (float(own_loss) + held)
     n = max(1, chunks)
     saved = SAVED_LOG_PROB_BYTES / (n if compiled else 1)
     loss = saved + (LOSS_BYTES_PER_LOGIT - SAVED_LOG_PROB_BYTES) / n

@@ -111,6 +111,7 @@ from app.domain.workload import (
     optimizer_state_bytes,
     pure16,
     qlora_base_bytes,
+    qlora_base_width,
     qlora_in_kernel,
     training_policy,
 )
@@ -566,7 +567,7 @@ def training_layout(
     wide = work.precision in ("fp32", "tf32")
     w_b = NF4_BYTES if work.peft == "qlora" else (4.0 if wide else 2.0)
     if qlora_in_kernel(work):
-        w_b = qlora_base_bytes(work) / max(1.0, work.model.params)
+        w_b = qlora_base_width(work)
     passes = (2.0 if lora else 3.0) + (1.0 if work.gradient_checkpointing else 0.0)
     m = work.model
     act = 0.0
@@ -1451,7 +1452,7 @@ def _op_weight_bytes(work: WorkloadSpec) -> float:
     (bitsandbytes and AutoGPTQ alike hand F.linear / torch.matmul a 16-bit weight); a runtime
     whose quantised GEMMs dequantise inside the kernel (MLX) reads the stored 4-bit weight."""
     if qlora_in_kernel(work):
-        return qlora_base_bytes(work) / max(1.0, work.model.params)
+        return qlora_base_width(work)
     if work.training and work.peft == "qlora":
         return 2.0
     if not work.training:

@@ -822,6 +822,12 @@ def qlora_base_bytes(work: WorkloadSpec) -> float:
     return (m.params - vocab) * (BYTES["int4"] if gptq else NF4_BYTES) + vocab * 2.0
 
 
+def qlora_base_width(work: WorkloadSpec) -> float:
+    """``qlora_base_bytes`` per parameter: the bytes a GEMM reads per frozen weight where the
+    runtime's quantised kernels read the stored format (``qlora_in_kernel``)."""
+    return qlora_base_bytes(work) / max(1.0, work.model.params)
+
+
 def pipeline_frozen_params(model: ModelSpec) -> dict[str, float]:
     """The frozen modules a diffusion pipeline holds beside its UNet (``PIPELINE_FROZEN_PARAMS``),
     read by the UNet's shipped table; none for other models or a UNet of unknown pipeline."""
@@ -1283,7 +1289,7 @@ def saved_activations(
     own_loss = None
     if work.efficiency is not None:
         own_loss = work.efficiency.runtime_value(work.runtime, "loss_logit_bytes")
-    logits = logits_bytes(m, tokens, pol, work.loss_chunks, compiled=compiled, loss=own_loss)
+    logits = logits_bytes(m, tokens, pol, work.loss_chunks, compiled=compiled, own_loss=own_loss)
     # backward stops at the first adapted block (LoRA on the last ones: mlx-lm's
     # --num-layers): the blocks before it keep nothing for backward, as no gradient reaches
     # them, and under checkpointing their inputs are not kept either

@@ -41,7 +41,13 @@ from app.recommend import schemas as s
 from app.recommend import serving as serving_plan
 from app.recommend.presets import DATA_DIR
 from app.recommend.rows import Fields, gpu_out, memory_out, row_fields, stale_cutoff
-from app.recommend.workloads import get_workload, list_workloads, resolve_workload, resolved_out
+from app.recommend.workloads import (
+    get_workload,
+    list_workloads,
+    resolve_workload,
+    resolved_out,
+    sixteen_bit_words,
+)
 from app.vocab import (
     BOUNDED_OBJECTIVES,
     FOUR_BIT_PRECISIONS,
@@ -217,10 +223,7 @@ def _under_framework(
         return {}, []
     # a format the request names was refused already (_check_graph_weights): this one is the
     # preset's own
-    said = (
-        f"the preset's {work.quantization} weights load in PyTorch runtimes and llama.cpp: "
-        f"under {framework_name(framework)}, its 16-bit weights"
-    )
+    said = sixteen_bit_words(work.quantization, framework)
     return {"quantization": "none", "precision": request.workload.precision or "bf16"}, [said]
 
 

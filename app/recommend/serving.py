@@ -363,6 +363,14 @@ def _tp_link(gpu: GpuSpec, tp: int) -> str:
     return f" over {topology.link(gpu, tp).label}" if tp > 1 else ""
 
 
+# Words of a serving row's load and cost lines that app.web.serving_lines reads to tell which
+# lines only restate the row's cells: written from here so the two cannot drift apart
+LOAD_LINE_END = "at saturation)."
+LOAD_MEANS = "(means)"
+COST_LINE_WORDS = "per million output tokens: the whole hour ÷ its output tokens at this load"
+COST_LINE_MORE = "renting the offer below: $"
+
+
 def _explain(row: _Row, spec: ServingSpec) -> list[str]:
     r = row.result
     c = r.config
@@ -386,8 +394,8 @@ def _explain(row: _Row, spec: ServingSpec) -> list[str]:
         f"{RUNTIME_LABELS.get(c.runtime, c.runtime)} "
         f"{rt.version}.",
         f"At {_load_words(spec)}: first token in ~{r.ttft_ms:,.0f} ms, then one token every "
-        f"~{r.itl_ms:,.1f} ms (means){_p95_words(r, spec)}; {r.output_tokens_per_s:,.0f} "
-        f"output tokens/s (up to {r.max_output_tokens_per_s:,.0f} at saturation)."
+        f"~{r.itl_ms:,.1f} ms {LOAD_MEANS}{_p95_words(r, spec)}; {r.output_tokens_per_s:,.0f} "
+        f"output tokens/s (up to {r.max_output_tokens_per_s:,.0f} {LOAD_LINE_END}"
         if r.ttft_ms is not None and r.itl_ms is not None and r.output_tokens_per_s
         else f"Cannot carry {_load_words(spec)}.",
         f"The KV cache holds {r.max_concurrency * c.replicas:,} requests at once "
@@ -410,15 +418,15 @@ def _explain(row: _Row, spec: ServingSpec) -> list[str]:
             else None
         )
         also = (
-            f"; renting the offer below: ${rented:,.2f} per million output tokens"
+            f"; {COST_LINE_MORE}{rented:,.2f} per million output tokens"
             if rented is not None
             else ""
         )
         ranked = ", the basis this row is ranked on" if rented is not None else ""
         lines.append(
             # short: on every row of an answer page near its size budget
-            f"${whole or 0:,.2f} per million output tokens: the whole hour ÷ its output tokens "
-            f"at this load ({basis}{ranked}{also}). By GPU time, decode vs prompts: "
+            f"${whole or 0:,.2f} {COST_LINE_WORDS} ({basis}{ranked}{also}). By GPU time, "
+            "decode vs prompts: "
             f"${out_m:,.2f} per million output, ${in_m:,.2f} per million input tokens."
         )
     placed = row.priced.placed

@@ -47,7 +47,6 @@ from app.vocab import (
     ENCODER_SERVING_PRECISIONS,
     ENCODER_SERVING_RUNTIMES,
     FOUR_BIT_PRECISIONS,
-    FRAMEWORK_LABELS,
     GENERATING_FAMILIES,
     GGUF_FORMATS,
     GRAPH_FRAMEWORK_RUNTIMES,
@@ -69,6 +68,7 @@ from app.vocab import (
     TRANSFORMER_ONLY_RUNTIMES,
     TRANSFORMER_RUNTIME_FAMILIES,
     UNQUANTISED_PRECISIONS,
+    framework_name,
 )
 
 # ---------------------------------------------------------------- presets
@@ -1241,12 +1241,7 @@ def _as_released(
     if released not in QUANTIZATION_PRECISION:
         return w
     if w.runtime in GRAPH_FRAMEWORK_RUNTIMES:
-        named = FRAMEWORK_LABELS[RUNTIME_FRAMEWORK[w.runtime]]
-        # the words service._under_framework says where the framework, not the runtime, is named
-        warnings.append(
-            f"the preset's {released} weights load in PyTorch runtimes and llama.cpp: under "
-            f"{named}, its 16-bit weights (bf16)"
-        )
+        warnings.append(sixteen_bit_words(released, RUNTIME_FRAMEWORK[w.runtime], "bf16"))
         return w.model_copy(update={"precision": "bf16"})
     llama = w.runtime == "llama.cpp" and task in INFERENCE_TASKS
     if llama and released not in (LLAMACPP_FORMATS if task == "inference" else LLAMACPP_SERVING):
@@ -1264,6 +1259,16 @@ def _as_released(
     if task == "serving":
         return w.model_copy(update={"precision": QUANTIZATION_PRECISION[released]})
     return w
+
+
+def sixteen_bit_words(fmt: str, framework: str, precision: str | None = None) -> str:
+    """What a TensorFlow or JAX question says of a preset's 4-bit format it cannot load (the
+    framework named: service._under_framework; its runtime named: ``_as_released``)."""
+    also = f" ({precision})" if precision else ""
+    return (
+        f"the preset's {fmt} weights load in PyTorch runtimes and llama.cpp: under "
+        f"{framework_name(framework)}, its 16-bit weights{also}"
+    )
 
 
 def _published_precision(w: s.WorkloadIn) -> str | None:

@@ -12,15 +12,13 @@ row cheaper owned whose line also gives its rented figure, or a wording this tes
 
 from __future__ import annotations
 
-# the words app.recommend.serving._explain writes; a line without them is left on the page
-_LOAD_END = "at saturation)."
-_COST_WORDS = "per million output tokens: the whole hour ÷ its output tokens at this load"
-_COST_MORE = "renting the offer below: $"
+# the words app.recommend.serving._explain writes these lines with; a line without them stays
+from app.recommend.serving import COST_LINE_MORE, COST_LINE_WORDS, LOAD_LINE_END, LOAD_MEANS
 
 
 def said_in_cells(line: str, p95: bool = False) -> bool:
     """``line`` of a decoder serving row restates that row's cells (p95: its latency cells
     show p95 figures, not the means the line gives)."""
-    if line.startswith("At ") and line.endswith(_LOAD_END) and "(means)" in line:
+    if line.startswith("At ") and line.endswith(LOAD_LINE_END) and LOAD_MEANS in line:
         return not p95
-    return line.startswith("$") and _COST_WORDS in line and _COST_MORE not in line
+    return line.startswith("$") and COST_LINE_WORDS in line and COST_LINE_MORE not in line
