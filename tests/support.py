@@ -244,3 +244,12 @@ def lazy_and_full(
     monkeypatch.setattr(service, "_lazy", lambda _r: False)
     full = service.recommend(req, gpus, rules, offers=offers).model_dump()
     return fast, full
+
+
+def recommend_with(catalog: Any, body: dict[str, Any]) -> Any:
+    """The service's answer to a request body, on the ``shipped_catalog`` fixture's
+    (GPUs, offers, rules)."""
+    from app.recommend import schemas, service
+
+    req = schemas.RecommendationRequest.model_validate(body)
+    return service.recommend(req, catalog[0], catalog[2], offers=catalog[1])

@@ -512,21 +512,29 @@ def test_a_plan_from_the_columns_is_plans_own(workload: dict[str, Any], catalog:
     the card, configuration by configuration with the same gate and job variant, for every
     card it plans; None for the others (not found, or a job that trains)."""
     gpus, work, ctx = _context_for(workload, catalog, "balanced")
+    count, plans = plans_from_columns(gpus, ctx)
+    for i, got in enumerate(plans):
+        assert got is not None or count[i] == 0 or work.training
+    assert any(plans) or work.training or not count.any()
+
+
+def plans_from_columns(gpus: list[Any], ctx: Any) -> tuple[Any, list[list[Any] | None]]:
+    """Each card's fleet.plan from its count in fleet.first_counts, checked to be ev.plan of the
+    card, configuration by configuration with the same job variant (None where it plans none)."""
     snap = fleet.snapshot(_fleet(gpus, ctx), ctx)
     count = fleet.first_counts(snap, ctx)
     assert count is not None
-    made = 0
+    plans: list[list[Any] | None] = []
     for i, gpu in enumerate(snap.gpus):
         got = fleet.plan(snap, ctx, count, i)
+        plans.append(got)
         if got is None:
-            assert count[i] == 0 or work.training
             continue
         want = ev.plan(gpu, ctx)
         assert not isinstance(want, ev.Exclusion)
-        assert got == want
+        assert got == want, gpu.slug
         assert [c.variant for c in got] == [c.variant for c in want]
-        made += 1
-    assert made or work.training or not count.any()
+    return count, plans
 
 
 @pytest.mark.parametrize("workload", WORKLOADS, ids=lambda w: w["preset"])

@@ -12,15 +12,14 @@ import pytest
 
 from app.errors import InvalidInput
 from app.recommend import schemas as s
-from app.recommend import service
+from tests.support import recommend_with
 
 GPT2 = {"preset": "gpt-2", "task": "inference", "batch_size": 1}
 
 
 def _recommend(catalog: Any, workload: dict[str, Any], **cons: Any) -> s.RecommendationResponse:
     body = {"workload": workload, "constraints": {"acquisition": "rent", **cons}, "limit": 1}
-    req = s.RecommendationRequest.model_validate(body)
-    return service.recommend(req, catalog[0], catalog[2], offers=catalog[1])
+    return recommend_with(catalog, body)
 
 
 @pytest.mark.parametrize(

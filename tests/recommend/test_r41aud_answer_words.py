@@ -10,6 +10,7 @@ from typing import Any
 
 from app.recommend import schemas as s
 from app.recommend import service, whatif
+from tests.support import recommend_with
 
 
 def _tips(catalog: Any, slug: str, workload: dict[str, Any], **cons: Any) -> list[str]:
@@ -50,8 +51,7 @@ def test_the_4_bit_tip_names_its_quality_cost_and_source(shipped_catalog: Any) -
 
 
 def _recommend(catalog: Any, body: dict[str, Any]) -> s.RecommendationResponse:
-    req = s.RecommendationRequest.model_validate(body)
-    return service.recommend(req, catalog[0], catalog[2], offers=catalog[1])
+    return recommend_with(catalog, body)
 
 
 def test_cards_an_unpriced_saver_holds_are_said_at_the_top(shipped_catalog: Any) -> None:

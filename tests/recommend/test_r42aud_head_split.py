@@ -11,14 +11,13 @@ import pytest
 
 from app.errors import InvalidInput
 from app.recommend import schemas as s
-from app.recommend import service
+from tests.support import recommend_with
 
 SHAPE = {"family": "decoder", "params": 7e9, "layers": 32, "hidden_size": 4096}
 
 
 def _recommend(catalog: Any, workload: dict[str, Any]) -> s.RecommendationResponse:
-    req = s.RecommendationRequest.model_validate({"workload": workload, "limit": 1})
-    return service.recommend(req, catalog[0], catalog[2], offers=catalog[1])
+    return recommend_with(catalog, {"workload": workload, "limit": 1})
 
 
 @pytest.mark.parametrize(

@@ -11,15 +11,14 @@ from __future__ import annotations
 from typing import Any
 
 from app.recommend import schemas as s
-from app.recommend import service
+from tests.support import recommend_with
 
 RESNET = {"preset": "resnet-50"}
 
 
 def _recommend(catalog: Any, **cons: Any) -> s.RecommendationResponse:
     body = {"workload": RESNET, "constraints": cons, "limit": 1}
-    req = s.RecommendationRequest.model_validate(body)
-    return service.recommend(req, catalog[0], catalog[2], offers=catalog[1])
+    return recommend_with(catalog, body)
 
 
 def test_an_hourly_cap_asked_to_buy_leaves_out_no_card_and_is_said(shipped_catalog: Any) -> None:

@@ -11,15 +11,14 @@ from typing import Any
 import pytest
 
 from app.recommend import schemas as s
-from app.recommend import service
+from tests.support import recommend_with
 
 OSS = {"preset": "gpt-oss-20b", "task": "inference", "batch_size": 1}
 
 
 def _recommend(catalog: Any, workload: dict[str, Any], **cons: Any) -> s.RecommendationResponse:
     body = {"workload": workload, "constraints": {"acquisition": "rent", **cons}, "limit": 1}
-    req = s.RecommendationRequest.model_validate(body)
-    return service.recommend(req, catalog[0], catalog[2], offers=catalog[1])
+    return recommend_with(catalog, body)
 
 
 @pytest.mark.parametrize(

@@ -10,14 +10,13 @@ from typing import Any
 import pytest
 
 from app.recommend import schemas as s
-from app.recommend import service
 from app.recommend.summary import answer_summary
+from tests.support import recommend_with
 
 
 def _answer(catalog: Any, **workload: Any) -> s.RecommendationResponse:
     body = {"workload": workload, "constraints": {"acquisition": "rent"}, "limit": 3}
-    req = s.RecommendationRequest.model_validate(body)
-    return service.recommend(req, catalog[0], catalog[2], offers=catalog[1])
+    return recommend_with(catalog, body)
 
 
 def test_whisper_fine_tuning_speaks_in_audio_windows(shipped_catalog: Any) -> None:
