@@ -870,7 +870,9 @@ def block_linears(model: ModelSpec) -> list[tuple[float, float]]:
 class Dequant:
     """How a 4-bit base layer is expanded to 16 bits for each GEMM that reads it (QLoRA):
     bytes read and written per weight per call, kernels per linear per call, and whether
-    the backward dequantises again (else it reuses the 16-bit copy autograd saved)."""
+    the backward dequantises again (else it reuses the 16-bit copy autograd saved).
+    ``stages``: each kernel's own (name, read, written) bytes per weight where they differ
+    (their sums are ``read_b`` and ``write_b``); empty: ``kernels`` kernels share them alike."""
 
     name: str
     read_b: float
@@ -879,13 +881,34 @@ class Dequant:
     in_backward: bool
     # the share of the achieved memory bandwidth its kernels reach (1: they stream at it)
     bandwidth_share: float = 1.0
+    stages: tuple[tuple[str, float, float], ...] = ()
 
 
-# bitsandbytes MatMul4Bit (autograd/_functions.py): the forward runs dequantize_4bit (one
-# kernel: the packed 4-bit codes plus one fp32 absmax per 64 weights, 4.127/8 B per weight,
-# in; the 16-bit weight out) and F.linear over the 16-bit copy; it saves only the packed B,
-# so the backward dequantises it again for grad_A.
-NF4_DEQUANT = Dequant("nf4.dequantise", 4.127 / 8, 2.0, 1.0, in_backward=True)  # workload.NF4_BYTES
+# bitsandbytes MatMul4Bit (autograd/_functions.py) runs F.dequantize_4bit and F.linear over the
+# 16-bit copy in the forward; it saves only the packed B, so the backward dequantises it again
+# for grad_A. The engine's NF4 is QLoRA's double-quantised format (formats: 4.127 bits a
+# weight; the paper's recipe, transformers' bnb_4bit_use_double_quant, litgpt's bnb.nf4-dq),
+# whose absmax is itself 8-bit: dequantize_4bit (functional.py, every release from 0.41 to the
+# torch.ops ones, "if quant_state.nested") first runs dequantize_blockwise on it (one 8-bit
+# code per 64 weights in, one fp32 absmax out: 1/64 and 4/64 B a weight; the second-level
+# constants, one per 256 of those, are too few to count), then ``absmax += offset`` (an ATen
+# add over the fp32 absmax: 4/64 B in and out), then kDequantizeBlockwise over the packed
+# codes (0.5 B) and that fp32 absmax (4/64 B), writing the 16-bit weight (2 B): three kernels
+# per linear per call where the engine had priced one, 0.64 B read and 2.125 B written.
+_NF4_ABSMAX = 4.0 / 64.0  # fp32 absmax per 64-weight block, B per weight
+NF4_STAGES = (
+    ("nf4.absmax", 1.0 / 64.0, _NF4_ABSMAX),
+    ("nf4.offset", _NF4_ABSMAX, _NF4_ABSMAX),
+    ("nf4.dequantise", 0.5 + _NF4_ABSMAX, 2.0),
+)
+NF4_DEQUANT = Dequant(
+    "nf4.dequantise",
+    sum(r for _, r, _ in NF4_STAGES),
+    sum(w for _, _, w in NF4_STAGES),
+    float(len(NF4_STAGES)),
+    in_backward=True,
+    stages=NF4_STAGES,
+)
 # AutoGPTQ QuantLinear (qlinear_cuda_old.py, trainable=True turns its CUDA kernel off) unpacks
 # in PyTorch ops: bitwise_right_shift of the int32 words over an expanded view (0.5 B in, an
 # int32 per weight out: 4 B), .to(int8) (4 in, 1 out), bitwise_and (1, 1), minus the zeros
@@ -912,20 +935,17 @@ GPTQ_TORCH_DEQUANT = Dequant(
 
 def dequant_ops(model: ModelSpec, dq: Dequant, calls: float) -> list[Op]:
     """The dequantisation kernels of a 4-bit base's block linears: ``dq.kernels`` per linear
-    per call, ``calls`` calls (forward, recomputed forward, backward as ``dq`` says)."""
-    count = float(model.layers or 0) * calls * dq.kernels
+    per call (each of ``dq.stages`` with its own bytes where it has them), ``calls`` calls
+    (forward, recomputed forward, backward as ``dq`` says)."""
+    layers = float(model.layers or 0) * calls
+    stages = dq.stages or ((dq.name, dq.read_b / dq.kernels, dq.write_b / dq.kernels),)
+    count = layers * (1.0 if dq.stages else dq.kernels)
+    share = dq.bandwidth_share
     return [
-        Op(
-            "elementwise",
-            dq.name,
-            MEMORY,
-            count,
-            0.0,
-            d_in * d_out * dq.read_b / dq.kernels / dq.bandwidth_share,
-            d_in * d_out * dq.write_b / dq.kernels / dq.bandwidth_share,
-            "bf16",
-        )
+        Op("elementwise", name, MEMORY, count, 0.0, w * r / share, w * wr / share, "bf16")
         for d_in, d_out in block_linears(model)
+        for w in (d_in * d_out,)
+        for name, r, wr in stages
     ]
 
 
