@@ -423,19 +423,51 @@ def unet_saved(table: ForwardTable, *, compute: float, norm: float, checkpointin
     return outside + inputs + largest
 
 
+def _produced_elements(op: dict[str, Any]) -> float:
+    kind = op["kind"]
+    if kind == "conv":
+        return float(op["c_out"]) * float(op["h_out"]) * float(op["w_out"])
+    if kind == "gemm":
+        return float(op["m"]) * float(op["n"])
+    if kind == "attention":
+        return float(op["q_len"]) * float(op["heads"]) * float(op["head_dim"])
+    return float(op.get("elements_out") or 0.0)
+
+
+def _reads_held(op: dict[str, Any]) -> bool:
+    """Whether an op inside a residual unit reads the tensor the unit holds, so that it is
+    already among the op's inputs: a resnet's 1×1 ``conv_shortcut`` of its input, and the
+    closing residual add (both operands whole: elements_in ≥ 2 × elements_out, where a bias
+    add reads one output and a vector)."""
+    name = str(op.get("name") or "")
+    if name.endswith("conv_shortcut"):
+        return True
+    if op["kind"] != "elementwise" or not name.endswith(":add"):
+        return False
+    return float(op.get("elements_in") or 0.0) >= 2.0 * float(op.get("elements_out") or 0.0)
+
+
 def table_transient(table: ForwardTable, act_b: float) -> float:
-    """Bytes per sample of the largest op's input and output together, live at once in a
-    forward that saves nothing (inference): a UNet pass's or a VAE decode's peak beyond what
-    it holds, at the activations' width."""
+    """Bytes per sample live at once at the peak of a forward that saves nothing (inference):
+    a UNet pass's or a VAE decode's peak beyond what it holds, at the activations' width.
+
+    Each op's input and output together, and, inside a resnet or transformer block
+    (``unet_unit``), the residual the block holds for its closing add while its inner ops
+    run: diffusers' ResnetBlock2D keeps ``input_tensor`` until ``output_tensor =
+    (input_tensor + hidden_states) / output_scale_factor``, and BasicTransformerBlock its
+    ``hidden_states`` until ``attn_output + hidden_states``, each the size of the block's
+    input. At a VAE decoder's last resnet (1024², 256 channels) that is the input, the group
+    norm's output and the SiLU's, three tensors where the op alone has two. The unit's first
+    op reads that input itself, as do the ops ``_reads_held`` names."""
     out = 0.0
+    held: dict[str, float] = {}
     for op in table.ops:
-        if op["kind"] == "conv":
-            produced = float(op["c_out"]) * float(op["h_out"]) * float(op["w_out"])
-        elif op["kind"] == "gemm":
-            produced = float(op["m"]) * float(op["n"])
-        elif op["kind"] == "attention":
-            produced = float(op["q_len"]) * float(op["heads"]) * float(op["head_dim"])
-        else:
-            produced = float(op.get("elements_out") or 0.0)
-        out = max(out, act_b * (_op_input_elements(op) + produced))
+        here = _op_input_elements(op) + _produced_elements(op)
+        unit = unet_unit(str(op.get("name") or ""))
+        if unit is not None:
+            if unit not in held:
+                held[unit] = _op_input_elements(op)
+            elif not _reads_held(op):
+                here += held[unit]
+        out = max(out, act_b * here)
     return out

@@ -106,6 +106,7 @@ from app.domain.workload import (
     WorkloadSpec,
     activation_bytes,
     adapted_share,
+    fp32_decode,
     guidance_distilled,
     job_lora_params,
     optimizer_state_bytes,
@@ -115,7 +116,7 @@ from app.domain.workload import (
     qlora_in_kernel,
     training_policy,
 )
-from app.vocab import DIFFUSERS_DECODE_RUNTIMES, FP32_DECODE_PRESETS, MEASURED_PRECISIONS
+from app.vocab import MEASURED_PRECISIONS
 
 MEMORY_EFFICIENCY = 0.88  # HBM/GDDR achieved ÷ spec with a good kernel (methodology §5.2, §7)
 # An Apple Ultra (two Max dies over UltraFusion, GpuSpec.dies) streams a lower share of its
@@ -1390,7 +1391,7 @@ def _decode_ops(work: WorkloadSpec, flops: float, act_b: float, w_b: float) -> l
         side = (flops / 2.0) ** (1.0 / 3.0)
         rest = gemm("rest", side, side, side, act_b=act_b, w_b=w_b, dtype=dtype)
         return [replace(rest, phase=DECODE_PHASE)]
-    upcast = _fp32_decode(work)
+    upcast = fp32_decode(work)
     if upcast:
         act_b = w_b = 4.0
     ops = table_ops(
@@ -1406,16 +1407,6 @@ def _decode_ops(work: WorkloadSpec, flops: float, act_b: float, w_b: float) -> l
     scale = flops / total(ops)
     ops = [replace(o, count=o.count * scale, phase=DECODE_PHASE) for o in ops]
     return _upcast_convs(ops) if upcast else ops
-
-
-def _fp32_decode(work: WorkloadSpec) -> bool:
-    """Whether the pipeline decodes in float32 whatever the job's 16-bit precision
-    (vocab.FP32_DECODE_PRESETS: diffusers' SDXL pipeline upcasts its VAE)."""
-    return (
-        work.preset in FP32_DECODE_PRESETS
-        and work.runtime in DIFFUSERS_DECODE_RUNTIMES
-        and work.precision in _HALF_MODES
-    )
 
 
 def _upcast_convs(ops: list[Op]) -> list[Op]:

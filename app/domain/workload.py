@@ -19,6 +19,7 @@ from app.domain.activations import (
     FP32,
     PURE16,
     UNFUSED_SCORE_BYTES,
+    WIDE_B,
     Policy,
     block_params,
     decoder_layer_saved,
@@ -47,8 +48,11 @@ from app.domain.megatron import MegatronLayout
 from app.domain.operators import ForwardTable, block_linears
 from app.domain.topology import NODE_GPUS
 from app.vocab import (
+    AMP_PRECISIONS,
     BYTES_PER_ELEMENT,
     CONV_FAMILIES,
+    DIFFUSERS_DECODE_RUNTIMES,
+    FP32_DECODE_PRESETS,
     GGUF_FORMATS,
     QUANTIZATION_LABELS,
     TRAINING_TASKS,
@@ -1152,6 +1156,8 @@ def memory_breakdown(
         workspace = reserve
         if not profiles(work):
             workspace += _inference_workspace(work, act_b)
+        if fp32_decode(work) and work.model.decoder_operators is not None:
+            notes.append(_FP32_DECODE_NOTE)
         if p in ("int8", "int4", "fp4"):
             notes.append(_quantised_note(work))
         return MemoryBreakdown(
@@ -1655,18 +1661,55 @@ def _inference_workspace(work: WorkloadSpec, act_b: float) -> float:
         s = m.vit_tokens()
         return s * b * 6 * float(m.hidden_size or 0) * act_b
     if m.family == "diffusion" and m.operators is not None:
-        # the largest op of a UNet pass or of the VAE decode, input and output live together
+        # the live peak of a UNet pass or of the VAE decode, whichever is larger
         return max(_diffusion_transients(work, act_b))
     # forward-only: one or two layers' feature maps live at a time, a small share of the
     # training footprint (which keeps every layer's)
     return 0.1 * activation_bytes(work, b, flash_attention=True, act_bytes=act_b)
 
 
+_FP32_DECODE_NOTE = (
+    "the VAE decodes in float32 (diffusers' SDXL pipeline upcasts it: force_upcast), its "
+    "activations at 4 bytes and its weights at fp32 while it runs (pipe.enable_vae_slicing(), "
+    "off by default, decodes a batch one image at a time)"
+)
+
+
+def fp32_decode(work: WorkloadSpec) -> bool:
+    """Whether the pipeline decodes in float32 whatever the job's 16-bit precision
+    (vocab.FP32_DECODE_PRESETS: diffusers' SDXL pipeline upcasts its VAE); the decode's time
+    (perf._decode_ops) and its memory (``_diffusion_transients``) both follow it."""
+    return (
+        work.preset in FP32_DECODE_PRESETS
+        and work.runtime in DIFFUSERS_DECODE_RUNTIMES
+        and work.precision in AMP_PRECISIONS
+    )
+
+
+def vae_upcast_bytes(work: WorkloadSpec) -> float:
+    """Bytes the VAE's weights grow by while an fp32 decode runs (``fp32_decode``): diffusers'
+    ``upcast_vae`` is ``self.vae.to(dtype=torch.float32)`` in place, its 16-bit weights freed
+    as each is converted, and the pipeline casts it back after the decode ("cast back to fp16
+    if needed"), so the growth lives in the decode only. Releases before diffusers PR #12619
+    kept post_quant_conv, the decoder's conv_in and its mid block in 16-bit under SDPA (10.5 M
+    of 83.7 M parameters, a 21 MB difference): the whole VAE is counted, as today's code runs."""
+    if not fp32_decode(work):
+        return 0.0
+    vae = pipeline_frozen_params(work.model).get(_VAE_PART, 0.0)
+    return vae * (WIDE_B - 2.0)  # from the 16-bit copy _frozen_pipeline_bytes holds
+
+
 def _diffusion_transients(work: WorkloadSpec, act_b: float) -> tuple[float, float]:
-    """Bytes of the largest op of one UNet (or transformer) pass and of the VAE decode, input
-    and output live together, for the job's batch (0 where the model has no such table)."""
+    """Bytes live at the peak of one UNet (or transformer) pass and of the VAE decode
+    (``activations.table_transient``), for the job's batch (0 where the model has no such
+    table). An fp32 decode (``fp32_decode``) holds its activations at 4 bytes an element and
+    its VAE's weights at fp32 (``vae_upcast_bytes``); the two phases never overlap, so the
+    peak is the larger, not their sum."""
     m = work.model
     unet = table_transient(m.operators, act_b) if m.operators is not None else 0.0
     dec = m.decoder_operators
-    vae = table_transient(dec, act_b) if dec is not None else 0.0
-    return unet * work.batch_size, vae * work.batch_size
+    if dec is None:
+        return unet * work.batch_size, 0.0
+    upcast = fp32_decode(work)
+    vae = table_transient(dec, WIDE_B if upcast else act_b)
+    return unet * work.batch_size, vae * work.batch_size + vae_upcast_bytes(work)

@@ -1,7 +1,8 @@
 """A pick that may run out of memory is closed with that, before what its price leaves out
 (issue 23, the fortieth session's expert audit): FLUX.1 [dev] in fp8 bought for $2,500 picked
 an RTX 4090 at 0.39 GiB spare of 23.7 GiB, and its verdict's caveat was the card's
-electricity."""
+electricity. That pick no longer fits (the decode's held residual, r43 "mem"); the tight case
+is now five 1024² SDXL images a call on the same card (24.6 of 25.4 GB)."""
 
 from __future__ import annotations
 
@@ -21,8 +22,7 @@ def _answer(batch: int) -> s.RecommendationResponse:
     req = s.RecommendationRequest.model_validate(
         {
             "workload": {
-                "preset": "flux-1-dev", "task": "inference", "batch_size": batch,
-                "precision": "fp8",
+                "preset": "sdxl", "task": "inference", "batch_size": batch,
             },
             "constraints": {"acquisition": "buy", "num_gpus": 1},
             "objective": "fastest",
@@ -33,7 +33,7 @@ def _answer(batch: int) -> s.RecommendationResponse:
 
 
 def test_a_tight_inference_pick_is_closed_with_its_memory() -> None:
-    answer = _answer(1)
+    answer = _answer(5)
     (top,) = answer.recommendations
     mem = top.memory
     # what the case rests on: inside the engine's margin, and a price-scope line beside it
