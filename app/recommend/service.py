@@ -36,7 +36,7 @@ from app.domain.workload import (
     pipeline_frozen_params,
 )
 from app.errors import AppError, InvalidInput, NotFound, no_offers_from
-from app.recommend import deadline, deploy, whatif
+from app.recommend import deadline, deploy, misfit, whatif
 from app.recommend import schemas as s
 from app.recommend import serving as serving_plan
 from app.recommend.presets import DATA_DIR
@@ -1737,10 +1737,12 @@ def _fits_with(
     )
     tried_here = {"num_gpus", "max_gpus", "allow_4bit"}
     out: list[tuple[int, str]] = []
-    for label, changes in whatif.variations(work, as_ranked):
+    for label, changes in whatif.variations(work, as_ranked, tight=True):
         lifted = changes.get("constraints", {})
         if "objective" in changes or not set(lifted) <= tried_here:
             continue
+        if misfit.is_combined(label) and any(misfit.ALL_AT_ONCE in said for _, said in out):
+            continue  # a longer sequence already fits: the shorter ones say nothing more
         data = request.model_dump()
         data["workload"] = {**data["workload"], **changes.get("workload", {})}
         data["constraints"] = {**data["constraints"], **lifted}
@@ -1753,7 +1755,12 @@ def _fits_with(
             continue  # a variation the request's other fields make invalid is skipped
         if row is not None:
             held = whatif.config_name(gpu.name, row.num_gpus)
-            said = f"Fits with {label}: {held} hold{'s' if row.num_gpus == 1 else ''} it."
+            said = f"Fits with {label}: {held} hold{'s' if row.num_gpus == 1 else ''} it"
+            mem = row.memory
+            if misfit.is_combined(label) and mem.available_gb:
+                # how close it comes, as the refusal beside it says the need as asked
+                said += f" ({gib(mem.required_gb)} GiB of {gib(mem.available_gb)} GiB usable)"
+            said += "."
             out.append((row.num_gpus, said))
     # the card asked about, alone, first: FLUX.1's LoRA on one RTX 4090 with a 4-bit base
     # had read after "batch 2 instead of 1: 2 × RTX 4090" (a stable sort keeps the list's order)

@@ -3,6 +3,7 @@ runner-up and the main caveat — what a reader takes away before the table."""
 
 from __future__ import annotations
 
+import functools
 import re
 
 from app.domain import bands
@@ -14,10 +15,11 @@ from app.domain.rank import FASTEST_TIE, TRITON_BACKENDS, kbit_upcast_gb, signif
 from app.domain.serving import weights_name
 from app.domain.units import vram
 from app.domain.workload import GUIDANCE_DISTILLED_DENOISERS
-from app.recommend import deadline
+from app.recommend import deadline, misfit
 from app.recommend import schemas as s
 from app.recommend.quality import AS_RELEASED, PUBLISHER_OWN
 from app.recommend.whatif import best_config, config_name, deadline_first, kinds_of_gpu
+from app.shipped.rules import load_rules
 from app.vocab import PEFT_LABELS, TORCH_PROGRAM_RUNTIMES, TRAINING_TASKS, runtime_name
 
 # Names that open a row's words (a GPU's maker or line: "Apple M3 Ultra …", "Intel Arc B580 …",
@@ -480,6 +482,15 @@ _LEANS_HIGH = bands.LEANS_HIGH
 _CONV_LIBRARY = re.compile(r"convolutions run (\w+)")
 
 
+@functools.cache
+def _setup_notes() -> frozenset[str]:
+    """The framework rules' caveats (data/frameworks.yaml ``caveat``: the build a backend runs
+    where it is not the framework's usual one, tensorflow-rocm, JAX's ROCm plugin): how to set
+    the card up, which a row's warnings say, not a limit of the estimate. An experimental
+    rule's own words lead earlier (``_EXPERIMENTAL``)."""
+    return frozenset(r.caveat for r in load_rules().frameworks if r.caveat)
+
+
 def _leaning(row: s.Recommendation) -> str | None:
     """'its speed is likely overstated: no published result from this vendor (MIOpen, not
     cuDNN); the range is 347–1,417 images/s' where the row's band says its estimate leans high
@@ -571,9 +582,10 @@ def _caveat(row: s.Recommendation, answer: s.RecommendationResponse) -> str | No
         if text.endswith((AS_RELEASED, PUBLISHER_OWN)):
             # the model's own released weights (gpt-oss's MXFP4): no quality cost, no caveat
             continue
-        if lean is not None and text.startswith(_PRICE_SCOPE):
-            # a price's scope is said in the row; a speed the engine says leans high is the
-            # pick's risk
+        if lean is not None and (text.startswith(_PRICE_SCOPE) or text in _setup_notes()):
+            # a price's scope is said in the row, and so is which build of the framework to
+            # install; a speed the engine says leans high is the pick's risk, what limits the
+            # answer itself (TensorFlow on an RX 9070 had led with tensorflow-rocm's wheels)
             return lean
         # one line: the caveat itself; its source stays in the row's warnings
         return text.split(" (source:")[0].rstrip(".")
@@ -705,10 +717,15 @@ def answer_summary(answer: s.RecommendationResponse) -> s.AnswerSummaryOut:
             # the change is a what-if label ("no budget limit (the cheapest first)", "up to 16
             # GPUs"): named after a colon, it reads whole whatever its grammar
             n = fixes[0].can_run
-            sentence += f"; {kinds_of_gpu(n)} could with one change: {fixes[0].change.rstrip('.')}"
+            # the memory changes together are several changes, named in the label's brackets
+            how = "these changes together" if misfit.is_combined(fixes[0].change) else "one change"
+            sentence += f"; {kinds_of_gpu(n)} could with {how}: {fixes[0].change.rstrip('.')}"
             if fixes[0].top_name:
                 sentence += f", best {best_config(fixes[0], answer.acquisition)}"
-        return s.AnswerSummaryOut(sentence=sentence + ".", assumptions=_assumptions(answer))
+        # how far memory keeps it off the cards, as `empty.message` says it: the page shows
+        # the verdict, not the message
+        sentence += "." + misfit.words(answer, best_config)
+        return s.AnswerSummaryOut(sentence=sentence, assumptions=_assumptions(answer))
     top = rows[0]
     why = []
     price = _price(top, answer.acquisition)

@@ -15,6 +15,7 @@ from app.domain.evaluate import hours_text
 from app.domain.perf import runs_nchw
 from app.domain.workload import WorkloadSpec
 from app.errors import AppError
+from app.recommend import misfit
 from app.recommend import schemas as s
 from app.vocab import BYTES_PER_ELEMENT, CONV_FAMILIES, TRANSFORMER_FAMILIES, TRANSFORMERS_4BIT
 
@@ -22,9 +23,12 @@ Ranker = Callable[[s.RecommendationRequest], s.RecommendationResponse]
 
 
 def variations(
-    work: WorkloadSpec, request: s.RecommendationRequest
+    work: WorkloadSpec, request: s.RecommendationRequest, tight: bool = False
 ) -> list[tuple[str, dict[str, Any]]]:
-    """(label, changes) pairs that make sense for this job; changes are request fields."""
+    """(label, changes) pairs that make sense for this job; changes are request fields.
+    ``tight``: memory keeps the job off the cards (an empty answer with misfits, an estimate's
+    card that does not hold it): the memory changes people make are tried too (misfit.levers),
+    only then, as each is a re-rank the answers that run do without."""
     if work.serving is not None and work.model.family == "encoder":
         return _encoder_serving_variations(work, request)
     if work.serving is not None:
@@ -40,7 +44,8 @@ def variations(
     windowed = (work.task == "inference" and work.model.family == "encoder-decoder") and bool(
         work.model.input_size
     )
-    if transformer and work.seq_len > 1 and not windowed:
+    sequenced = transformer and work.seq_len > 1 and not windowed
+    if sequenced:
         out.append(
             (f"sequence {work.seq_len * 2} instead of {work.seq_len}",
              {"workload": {"seq_len": work.seq_len * 2}})
@@ -94,6 +99,7 @@ def variations(
         # an H100 3,469 -> 5,049 images/s; an AMD row is unchanged: ROCm PyTorch hands MIOpen
         # NCHW unless PYTORCH_MIOPEN_SUGGEST_NHWC is set)
         out.append(("channels_last tensors instead of NCHW", {"workload": {"channels_last": True}}))
+    out.extend(misfit.levers(work, sequenced, tight))
     for objective in ("fastest", "best_value"):
         if objective != request.objective:
             out.append((f"ranked by {objective.replace('_', ' ')}", {"objective": objective}))
@@ -295,36 +301,64 @@ def what_if(
 ) -> list[s.WhatIfOut]:
     top = _configuration(answer.recommendations[0] if answer.recommendations else None)
     out: list[s.WhatIfOut] = []
-    for label, changes in variations(work, request):
-        try:
-            changed = rank(changed_request(request, changes))
-        except (AppError, ValueError):
-            continue  # a variation the request's other fields make invalid is simply skipped
-        first = changed.recommendations[0] if changed.recommendations else None
-        if label == BUDGET_LIFTED and answer.recommendations and _within(first, request):
-            # the least money already runs the job inside the budget: lifting it changes
-            # nothing (a $340 pair of P40s was offered as "no budget limit" under $1,500)
-            continue
-        out.append(
-            s.WhatIfOut(
-                change=label,
-                top_slug=first.gpu.slug if first else None,
-                top_name=first.gpu.name if first else None,
-                num_gpus=first.num_gpus if first else None,
-                throughput=first.throughput.value if first else None,
-                unit=first.throughput.unit if first else None,
-                required_gb=changed.memory.required_gb,
-                can_run=changed.count,
-                same_top=_configuration(first) == top,
-                purchase_usd=first.cost.purchase_usd if first else None,
-                hourly_usd=first.cost.hourly_usd if first else None,
-                rent_gpus_paid=_gpus_paid(first),
-                time_to_finish_h=first.time_to_finish_h if first else None,
-                meets_latency_target=first.meets_latency_target if first else None,
-                quality=_quality_switched(first, answer),
-            )
-        )
+    tight = misfit.memory_bound(answer)
+    tried = variations(work, request, tight)
+    combined = {label: changes for label, changes in tried if misfit.is_combined(label)}
+    for label, changes in tried:
+        if label in combined and any(v.can_run for v in out if misfit.is_combined(v.change)):
+            continue  # a longer sequence already fits: the shorter ones are not tried
+        row = _varied(request, answer, label, changes, rank, top)
+        if row is not None:
+            out.append(row)
+    out = misfit.kept(out)
+    least = next((v for v in out if v.change in combined), None)
+    if least is not None and not least.can_run:
+        # not even the least memory tried fits a card within the limits: the cheapest card
+        # anywhere that holds it (the job's smallest setting, every limit lifted)
+        label = f"{least.change} {misfit.ANYWHERE}"
+        anywhere = combined[least.change] | misfit.lifted(request)
+        row = _varied(request, answer, label, anywhere, rank, top)
+        if row is not None:
+            out.append(row)
     return out
+
+
+def _varied(
+    request: s.RecommendationRequest,
+    answer: s.RecommendationResponse,
+    label: str,
+    changes: dict[str, Any],
+    rank: Ranker,
+    top: tuple[str, int] | None,
+) -> s.WhatIfOut | None:
+    """The request re-ranked with ``changes``, as a what-if row; None where the change is
+    invalid for the request's other fields, or a lifted budget changes nothing."""
+    try:
+        changed = rank(changed_request(request, changes))
+    except (AppError, ValueError):
+        return None  # a variation the request's other fields make invalid is simply skipped
+    first = changed.recommendations[0] if changed.recommendations else None
+    if label == BUDGET_LIFTED and answer.recommendations and _within(first, request):
+        # the least money already runs the job inside the budget: lifting it changes
+        # nothing (a $340 pair of P40s was offered as "no budget limit" under $1,500)
+        return None
+    return s.WhatIfOut(
+        change=label,
+        top_slug=first.gpu.slug if first else None,
+        top_name=first.gpu.name if first else None,
+        num_gpus=first.num_gpus if first else None,
+        throughput=first.throughput.value if first else None,
+        unit=first.throughput.unit if first else None,
+        required_gb=changed.memory.required_gb,
+        can_run=changed.count,
+        same_top=_configuration(first) == top,
+        purchase_usd=first.cost.purchase_usd if first else None,
+        hourly_usd=first.cost.hourly_usd if first else None,
+        rent_gpus_paid=_gpus_paid(first),
+        time_to_finish_h=first.time_to_finish_h if first else None,
+        meets_latency_target=first.meets_latency_target if first else None,
+        quality=_quality_switched(first, answer),
+    )
 
 
 def _configuration(row: s.Recommendation | None) -> tuple[str, int] | None:
@@ -422,7 +456,7 @@ def _nearness(v: s.WhatIfOut) -> tuple[int, int]:
     every change that keeps the asker's way, vendor and budget: "renting as well as buying,
     best RTX A6000 ($5,173 to buy)" had come before a $340 pair of P40s that buys within
     $1,500, as it opens more cards."""
-    if v.change in (BUDGET_LIFTED, DEADLINE_LIFTED):
+    if v.change in (BUDGET_LIFTED, DEADLINE_LIFTED) or misfit.ANYWHERE in v.change:
         far = 2
     elif ACQUISITION_LIFTED in v.change or v.change == VENDOR_LIFTED:
         # another vendor's card is not the machine asked about: "any vendor, best 2 × MI100"
@@ -514,6 +548,7 @@ def empty_answer(
         message += (
             " No single change tried lets one run it; the excluded list says why each is out."
         )
+    message += misfit.words(answer, best_config)
     message += _unranked_savers(answer.excluded)
     return s.EmptyAnswerOut(
         message=message, reasons=reasons, relax=[n.change for n in nearest], nearest=nearest
