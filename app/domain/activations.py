@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from app.domain.operators import ForwardTable
     from app.domain.workload import ModelSpec
 
@@ -447,6 +449,83 @@ def _reads_held(op: dict[str, Any]) -> bool:
     return float(op.get("elements_in") or 0.0) >= 2.0 * float(op.get("elements_out") or 0.0)
 
 
+# a UNet's down-path layers and up blocks (diffusers' UNet2DConditionModel names, as traced)
+_DOWN_LAYER = re.compile(r"^down_blocks\.(\d+)\.(resnets|attentions|downsamplers)\.([^.:]+)")
+_UP_BLOCK = re.compile(r"^up_blocks\.(\d+)[.:]")
+
+
+def _skip_pushes(ops: Sequence[dict[str, Any]]) -> list[tuple[int, float]]:
+    """(op index, elements) of each skip tensor a UNet's forward keeps for its up path, in
+    push order: ``down_block_res_samples = (sample,)`` after ``conv_in``, then each down
+    block's ``output_states`` — every resnet's output (or, in a cross-attention block, the
+    Transformer2DModel's after it) and the downsampler's. A folded op (``count`` runs) pushes
+    one per run."""
+    with_attn = {
+        m.group(1)
+        for o in ops
+        if (m := _DOWN_LAYER.match(str(o.get("name") or ""))) and m.group(2) == "attentions"
+    }
+    pushes: list[tuple[int, float]] = []
+    for i, op in enumerate(ops):
+        name = str(op.get("name") or "")
+        if name == "conv_in":
+            pushes.append((i, _produced_elements(op)))
+            continue
+        m = _DOWN_LAYER.match(name)
+        if m is None or (m.group(2) == "resnets" and m.group(1) in with_attn):
+            continue
+        nxt = _DOWN_LAYER.match(str(ops[i + 1].get("name") or "")) if i + 1 < len(ops) else None
+        if nxt is not None and nxt.groups() == m.groups():
+            continue  # not the layer's last op
+        pushes += [(i, _produced_elements(op))] * int(op.get("count") or 1)
+    return pushes
+
+
+def unet_skips(table: ForwardTable) -> list[float]:
+    """Elements per sample of the skip tensors held beside each op of a UNet pass (zero for a
+    table with no down path: a VAE decoder, a DiT).
+
+    The UNet's forward holds every down-path output in ``down_block_res_samples`` until an up
+    block takes its share, ``res_samples = down_block_res_samples[-len(upsample_block.resnets):]``,
+    which the call's frame keeps until that up block returns; each up resnet concatenates one
+    (``torch.cat([hidden_states, res_hidden_states], dim=1)``). Counted beside an op: on the
+    down path and in the mid block, every skip pushed before it but the latest (the input of
+    the unit that follows it, which that unit holds itself: ``table_transient``); in an up
+    block, every skip not taken by an earlier up block, its own included — at a concatenation
+    only the later blocks', its own being among the op's inputs or counted at its other ops."""
+    ops = table.ops
+    out = [0.0] * len(ops)
+    pushes = _skip_pushes(ops)
+    if not pushes:
+        return out
+    takes: dict[str, int] = {}
+    for op in ops:
+        name = str(op.get("name") or "")
+        m = _UP_BLOCK.match(name)
+        if m and name.endswith(":cat"):
+            takes[m.group(1)] = takes.get(m.group(1), 0) + int(op.get("count") or 1)
+    sizes = [e for _, e in pushes]
+    pushed = 0
+    up_path = False
+    for i, op in enumerate(ops):
+        while pushed < len(pushes) and pushes[pushed][0] < i:
+            pushed += 1
+        name = str(op.get("name") or "")
+        m = _UP_BLOCK.match(name)
+        if m is None:
+            # after the up path (conv_norm_out, conv_out) every skip has been taken
+            out[i] = 0.0 if up_path else sum(sizes[: max(0, pushed - 1)])
+            continue
+        up_path = True
+        block = int(m.group(1))
+        taken = sum(n for b, n in takes.items() if int(b) < block)
+        left = len(sizes) - taken
+        if name.endswith(":cat"):
+            left -= takes.get(m.group(1), 0)
+        out[i] = sum(sizes[: max(0, left)])
+    return out
+
+
 def table_transient(table: ForwardTable, act_b: float) -> float:
     """Bytes per sample live at once at the peak of a forward that saves nothing (inference):
     a UNet pass's or a VAE decode's peak beyond what it holds, at the activations' width.
@@ -458,11 +537,13 @@ def table_transient(table: ForwardTable, act_b: float) -> float:
     ``hidden_states`` until ``attn_output + hidden_states``, each the size of the block's
     input. At a VAE decoder's last resnet (1024², 256 channels) that is the input, the group
     norm's output and the SiLU's, three tensors where the op alone has two. The unit's first
-    op reads that input itself, as do the ops ``_reads_held`` names."""
+    op reads that input itself, as do the ops ``_reads_held`` names. A UNet's skip tensors
+    (``unet_skips``) are live beside every op between their push and their up block."""
     out = 0.0
     held: dict[str, float] = {}
-    for op in table.ops:
-        here = _op_input_elements(op) + _produced_elements(op)
+    skips = unet_skips(table)
+    for op, skip in zip(table.ops, skips, strict=True):
+        here = _op_input_elements(op) + _produced_elements(op) + skip
         unit = unet_unit(str(op.get("name") or ""))
         if unit is not None:
             if unit not in held:

@@ -107,7 +107,7 @@ from app.domain.workload import (
     activation_bytes,
     adapted_share,
     fp32_decode,
-    guidance_distilled,
+    guidance_latents,
     job_lora_params,
     optimizer_state_bytes,
     pure16,
@@ -1302,14 +1302,9 @@ def _forward_ops(work: WorkloadSpec, flash_attention: bool, act_b: float) -> lis
 
 
 def _guidance(m: ModelSpec) -> int:
-    """Latents per image in one UNet call: 2 under classifier-free guidance (a diffusion
-    preset's passes come in pairs), which diffusers runs as one call on the conditional and
-    unconditional latents concatenated (2 × batch), not as two calls on the batch. A
-    guidance-distilled denoiser (FLUX.1) makes one call per step on the batch."""
-    if guidance_distilled(m):
-        return 1
-    npass = m.passes_per_sample or 1
-    return 2 if m.family == "diffusion" and npass > 1 and npass % 2 == 0 else 1
+    """Latents per image in one UNet call (``workload.guidance_latents``, which the memory
+    estimate reads too)."""
+    return guidance_latents(m)
 
 
 # Runtimes that compile a diffusion table with TorchInductor: its convolutions and GEMMs stay

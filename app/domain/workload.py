@@ -194,6 +194,19 @@ def guidance_distilled(model: ModelSpec) -> bool:
     )
 
 
+def guidance_latents(model: ModelSpec) -> int:
+    """Latents per image in one denoiser call: 2 under classifier-free guidance (a diffusion
+    preset's passes come in pairs), which diffusers runs as one call on the conditional and
+    unconditional latents concatenated (``latent_model_input = torch.cat([latents] * 2)``, a
+    2 × batch call), not as two calls on the batch; a guidance-distilled denoiser (FLUX.1)
+    makes one call per step on the batch. The time (perf) and the memory
+    (``_diffusion_transients``) of a denoiser call both follow it."""
+    if guidance_distilled(model):
+        return 1
+    npass = model.passes_per_sample or 1
+    return 2 if model.family == "diffusion" and npass > 1 and npass % 2 == 0 else 1
+
+
 # FLUX.1 at fp16 (a card without bf16: Turing, Volta, Pascal) is no plain bf16 run: diffusers
 # clips some of its activations to run it in fp16 (huggingface/diffusers PR #9097, commit
 # f771be1, "Flux fp16 inference fix"), and its Flux page's "Running FP16 inference" says FP16
@@ -314,7 +327,8 @@ class ModelSpec:
     # replaces Korthikanti et al.'s 34 (a GELU MLP, dropout, no fp32 residual stream).
     activation_coeff: float | None = None
     # Network passes per sample: a diffusion image is `steps × 2` UNet passes (classifier-free
-    # guidance); gflops_per_sample covers them all, but only one pass's activations are alive.
+    # guidance); gflops_per_sample covers them all. The pair runs as one call on 2 × batch
+    # latents (``guidance_latents``), so one call's activations, the pair's, are alive at once.
     passes_per_sample: int | None = None
     # K+V values cached per token over the layers that keep every token, and over the
     # sliding-window layers (which keep at most ``sliding_window`` tokens); set when the shape
@@ -1700,16 +1714,20 @@ def vae_upcast_bytes(work: WorkloadSpec) -> float:
 
 
 def _diffusion_transients(work: WorkloadSpec, act_b: float) -> tuple[float, float]:
-    """Bytes live at the peak of one UNet (or transformer) pass and of the VAE decode
+    """Bytes live at the peak of one UNet (or transformer) call and of the VAE decode
     (``activations.table_transient``), for the job's batch (0 where the model has no such
-    table). An fp32 decode (``fp32_decode``) holds its activations at 4 bytes an element and
-    its VAE's weights at fp32 (``vae_upcast_bytes``); the two phases never overlap, so the
-    peak is the larger, not their sum."""
+    table). A denoiser call runs on ``guidance_latents`` latents an image — the
+    classifier-free-guidance pair in one call, so its activations are twice the batch's —
+    while the decode runs once on the batch's latents. An fp32 decode (``fp32_decode``) holds
+    its activations at 4 bytes an element and its VAE's weights at fp32
+    (``vae_upcast_bytes``); the two phases never overlap, so the peak is the larger, not
+    their sum."""
     m = work.model
     unet = table_transient(m.operators, act_b) if m.operators is not None else 0.0
+    unet *= work.batch_size * guidance_latents(m)
     dec = m.decoder_operators
     if dec is None:
-        return unet * work.batch_size, 0.0
+        return unet, 0.0
     upcast = fp32_decode(work)
     vae = table_transient(dec, WIDE_B if upcast else act_b)
-    return unet * work.batch_size, vae * work.batch_size + vae_upcast_bytes(work)
+    return unet, vae * work.batch_size + vae_upcast_bytes(work)
