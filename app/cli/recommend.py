@@ -920,6 +920,18 @@ def _least(col: _Col, narrow: bool) -> int:
     return max(len(x) for x in [*head, *cells])
 
 
+def _not_in_verdict(response: Any) -> str:
+    """The empty answer's message less the sentences the verdict above it already printed:
+    how far memory keeps the job off the cards closes both (the page shows the verdict only),
+    and the CLI had printed that paragraph twice."""
+    message: str = response.empty.message
+    said = getattr(response, "summary", None)
+    cut = message.find(" Memory: ")
+    if said is not None and cut >= 0 and message[cut:].strip() in said.sentence:
+        return message[:cut]
+    return message
+
+
 def _notes(response: Any, console: Console) -> None:
     """Below the table: the answer's own words on a deadline and on an empty table, as the
     page shows them, the pick's reasons, the measured machine's tips, the what-ifs, the
@@ -930,7 +942,7 @@ def _notes(response: Any, console: Console) -> None:
         for line in response.deadline.would:
             _bullet(console, as_flags(line))
     if response.empty is not None:
-        console.print(f"[bold]No row:[/bold] {escape(as_flags(response.empty.message))}")
+        console.print(f"[bold]No row:[/bold] {escape(as_flags(_not_in_verdict(response)))}")
     if response.recommendations:
         top = response.recommendations[0]
         console.print(
