@@ -3046,6 +3046,64 @@ def price_columns(
     return known, flat
 
 
+# ``count_rates``: whether each card has a rental and a purchase price, and its purchase, per
+# hour, board power (W) and horizon, NaN where none (all four where it has neither price, as
+# ``price_columns`` writes them)
+CountRates = tuple[list[bool], list[bool], list[float], list[float], list[float], list[float]]
+
+
+def price_table(ctx: Context) -> dict[tuple[str, int], costs.Pricing] | None:
+    """The table of prices the request's configurations are priced from where its offers are a
+    snapshot's (costs.OfferBook: one table shared by every request under the same policy) and
+    its GPUs are not priced as copies (``_priced_as_copies``: their prices are the request's
+    own), else None."""
+    offers = ctx.offers
+    if not isinstance(offers, costs.OfferBook) or _priced_as_copies(ctx):
+        return None
+    return _price_table(ctx, offers)
+
+
+def count_rates(gpus: Sequence[GpuSpec], n: int, ctx: Context) -> CountRates:
+    """What ``price_columns`` reads of each of ``gpus`` on ``n`` of them with no configuration
+    of its own, from the request's table of prices (``price_table``: not None) as its loop
+    reads it (filling the table where it lacks a card), to the last bit: the same for every
+    request priced from that table, so app/domain/fleet.py keeps them with the catalog's
+    snapshot."""
+    nan = math.nan
+    offers = ctx.offers
+    assert offers is not None and n >= 1
+    table = _price_table(ctx, offers)
+    offered = offers.keys()
+    rent: list[bool] = []
+    buy: list[bool] = []
+    purchase: list[float] = []
+    hourly: list[float] = []
+    tdp: list[float] = []
+    hours: list[float] = []
+    for gpu in gpus:
+        pricing = None
+        if gpu.slug in offered:
+            pricing = table.get((gpu.slug, n))
+            if pricing is None:
+                pricing = _offer_pricing(Configuration(gpu, n), n, ctx)
+        if pricing is None or (pricing.rent is None and pricing.buy is None):
+            rent.append(False)
+            buy.append(False)
+            purchase.append(nan)
+            hourly.append(nan)
+            tdp.append(nan)
+            hours.append(nan)
+            continue
+        r, b = pricing.rent, pricing.buy
+        rent.append(r is not None)
+        buy.append(b is not None)
+        purchase.append(nan if b is None else b.usd * (pricing.bought or pricing.num_gpus))
+        hourly.append(nan if r is None else r.usd_per_hour)
+        tdp.append(nan if gpu.tdp_w is None else gpu.tdp_w * n)  # price_columns' tdp × n
+        hours.append(pricing.usage.hours)
+    return rent, buy, purchase, hourly, tdp, hours
+
+
 def _costs(
     ctx: Context,
     run: WorkloadSpec,

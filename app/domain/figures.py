@@ -27,6 +27,25 @@ def sig_figs(value: float, digits: int = 3) -> str:
     return text
 
 
+def round3(value: float) -> float:
+    """``round(value, 3)``, to the last bit and sign: rint(v·10³)/10³ is that value (one
+    correctly rounded division of the same whole number of thousandths) wherever the product
+    lies clear of a half and its rounding cannot cross one (|v·10³| < 10⁹: an ulp under 10⁻⁶);
+    any other value, and a result of zero (round keeps the sign of -0.0004), is ``round``'s own.
+    round with digits is a correctly rounded decimal conversion, ~3 k instructions a call: an
+    answer's rows round ~70 memory figures (issue 21)."""
+    y = value * 1000.0
+    whole = math.floor(y)
+    part = y - whole
+    if not -1e9 < y < 1e9 or abs(part - 0.5) < 1e-6:
+        return round(value, 3)
+    if part > 0.5:
+        whole += 1
+    if whole == 0:
+        return round(value, 3)
+    return whole / 1000.0
+
+
 def given(value: float) -> str:
     """A figure the user gave, as they wrote it: 5, 2.5, 0.004, 1,000,000 and 0.000000001,
     every digit kept and none added. A serving answer had said "At 5.00 requests/s" to

@@ -169,20 +169,45 @@ def rank(
     rather than ranked on speed alone."""
     if not cands:
         return []
-    r = ranking.rank_columns(
-        columns(cands, objective), objective, speed_weight, limit, keep_unpriced=True
+    lists = _column_lists(cands, objective)
+    few = (
+        ranking.rank_few(*lists, objective, speed_weight, limit)
+        if len(cands) <= ranking.FEW
+        else None
     )
-    scores = zip(r.score.tolist(), r.speed_score.tolist(), r.value_score.tolist(), strict=True)
-    for c, (score, speed, value) in zip(cands, scores, strict=True):
+    if few is None:
+        r = ranking.rank_columns(
+            ranking.columns(*lists), objective, speed_weight, limit, keep_unpriced=True
+        )
+        few = (r.order.tolist(), r.score.tolist(), r.speed_score.tolist(), r.value_score.tolist())
+    order, scores, speeds, values = few
+    for c, score, speed, value in zip(cands, scores, speeds, values, strict=True):
         c.score = score
         c.speed_score = speed
         c.value_score = None if value != value else value  # NaN: no value score
-    return [cands[i] for i in r.order.tolist()]
+    return [cands[i] for i in order]
 
 
 def columns(cands: list[Candidate], objective: str = "best_value") -> ranking.Columns:
     """The candidates' metrics as columns, one row each, in their order (a serving row's
     value depends on the objective: ``serving_columns``)."""
+    return ranking.columns(*_column_lists(cands, objective))
+
+
+def _column_lists(
+    cands: list[Candidate], objective: str
+) -> tuple[
+    list[float],
+    list[float | None],
+    list[float | None],
+    list[int],
+    list[str],
+    list[bool | None],
+    list[bool],
+    list[float] | None,
+    list[bool] | None,
+]:
+    """``columns``' per-row lists, in ``ranking.columns``' order of arguments."""
     speeds: list[float] = []
     values: list[float | None] = []
     prices: list[float | None] = []
@@ -200,7 +225,8 @@ def columns(cands: list[Candidate], objective: str = "best_value") -> ranking.Co
         speeds.append(speed)
         values.append(value)
         prices.append(price)
-    return ranking.columns(
+    rigs = [host_unpriced(c) for c in cands]
+    return (
         speeds,
         values,
         prices,
@@ -209,7 +235,7 @@ def columns(cands: list[Candidate], objective: str = "best_value") -> ranking.Co
         [c.meets_latency for c in cands],
         [c.framework_status == "experimental" for c in cands],
         firsts if any(firsts) else None,
-        rigs if any(rigs := [host_unpriced(c) for c in cands]) else None,
+        rigs if any(rigs) else None,
     )
 
 
@@ -1423,11 +1449,19 @@ def _scores_apart(scores: tuple[float, ...]) -> tuple[str, ...]:
     any two that differ, or one short of the best, from reading as equal: 0.996 had read as
     1.00, a tie with the best."""
     told = (*scores, 1.0)
-    for places in (2, 3, 4):
-        said = [f"{x:.{places}f}" for x in told]
-        if len(set(said)) == len({round(x, 6) for x in told}):
+    # the figures apart to six places, counted once, not on every try (round with digits is a
+    # correctly rounded decimal conversion: ~0.1 M instructions of the open question's rows,
+    # issue 21)
+    apart = len({round(x, 6) for x in told})
+    for write in _PLACES:
+        said = list(map(write, told))
+        if len(set(said)) == apart:
             break
     return tuple(said[:-1])
+
+
+# "{:.2f}", "{:.3f}", "{:.4f}" as callables: the f-string's nested spec was built each time
+_PLACES = tuple(f"{{:.{places}f}}".format for places in (2, 3, 4))
 
 
 def _lead_name(lead: Candidate) -> str:

@@ -197,6 +197,80 @@ def rank_columns(
     return Ranking(order, score, speed_score, value_score, ranked)
 
 
+# Up to this many rows ``rank_few`` ranks them as lists: numpy's ~60 whole-column operations
+# cost ~6 k instructions each whatever the rows, and a balanced answer ranks the dozen cards it
+# walked (the open question's ranking 0.65 → 0.38 M instructions, issue 21); a larger ranking
+# (every configuration, a large catalog) keeps the columns
+FEW = 48
+
+
+def rank_few(
+    throughput: list[float],
+    value: list[float | None],
+    price: list[float | None],
+    num_gpus: list[int],
+    slugs: list[str],
+    meets_latency: list[bool | None],
+    experimental: list[bool],
+    tiebreak: list[float] | None,
+    host_unpriced: list[bool] | None,
+    objective: str,
+    speed_weight: float = 0.5,
+    k: int | None = None,
+) -> tuple[list[int], list[float], list[float], list[float]] | None:
+    """``rank_columns`` of ``columns(...)`` of these lists with ``keep_unpriced``, to the last
+    bit, as lists: (the order, every row's score, speed score, value score; NaN: no value
+    score); None where a figure is not finite (a NaN throughput, an infinite value or price,
+    a NaN tie-break), which only the columns answer as they do."""
+    nan = math.nan
+    isfinite = math.isfinite
+    if not all(isfinite(t) for t in throughput):
+        return None
+    v = [nan if x is None else float(x) for x in value]
+    p = [nan if x is None else float(x) for x in price]
+    if any(x == math.inf or x == -math.inf for x in (*v, *p)):
+        return None
+    if tiebreak is not None and not all(x == x for x in tiebreak):
+        return None
+    best_speed = max(throughput) or 1.0
+    priced = [x == x for x in v]
+    best_value = max((x for x, ok in zip(v, priced, strict=True) if ok), default=0.0)
+    speed = [t / best_speed for t in throughput]
+    val = [x / best_value for x in v] if best_value else [nan] * len(v)
+    if objective == "balanced":
+        # balanced_py over each row: the numpy path's rows within a rounding of a half are
+        # scored so too (_exact_balanced), and the others round alike either way
+        raw = [
+            balanced_py(s, None if x != x else x, speed_weight)
+            for s, x in zip(speed, val, strict=True)
+        ]
+    elif objective == "fastest":
+        raw = list(throughput)
+    elif objective == "best_value":
+        raw = [0.0 if x != x else x for x in v]
+    else:
+        raw = [1.0 / x if x > 0 else 0.0 for x in p]
+    top = max(raw) or 1.0
+    score = [round(r / top, 6) for r in raw]
+    behind = [
+        (8 if m is False else 0) + (4 if e else 0)
+        for m, e in zip(meets_latency, experimental, strict=True)
+    ]
+    if objective == "balanced":
+        behind = [b + (0 if ok else 2) for b, ok in zip(behind, priced, strict=True)]
+    elif objective in PRICE_OBJECTIVES:
+        unpriced = v if objective == "best_value" else p
+        behind = [b + (2 if x != x else 0) for b, x in zip(behind, unpriced, strict=True)]
+    if objective != "fastest" and host_unpriced is not None:
+        behind = [b + (1 if h else 0) for b, h in zip(behind, host_unpriced, strict=True)]
+    ties = tiebreak if tiebreak is not None else [0.0] * len(score)
+    keys = list(zip(behind, [-x for x in score], ties, num_gpus, slugs, strict=True))
+    order = sorted(range(len(keys)), key=keys.__getitem__)  # stable, as lexsort is
+    if k is not None:
+        order = order[:k]
+    return order, score, speed, val
+
+
 def _round6(x: Floats) -> Floats:
     """``round(v, 6)`` for every v: rint(v·10⁶)/10⁶ is the same (one correctly rounded
     division) except where the product's own rounding may cross the half: those few are

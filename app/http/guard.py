@@ -272,7 +272,12 @@ class GuardMiddleware:
             await self.app(scope, receive, send)
             return
         try:
-            await asyncio.wait_for(self.gate.acquire(), self.settings.queue_timeout_s)
+            if self.gate.locked():
+                await asyncio.wait_for(self.gate.acquire(), self.settings.queue_timeout_s)
+            else:
+                # a free slot is taken at once, without waiting: wait_for's task and timer (a
+                # turn of the event loop) were ~0.1 M instructions of every request (issue 21)
+                await self.gate.acquire()
         except TimeoutError:
             await _reject(scope, send, Rejected(503, "busy", "the server is busy; retry shortly",
                                                 headers={"retry-after": "5"}))  # fmt: skip

@@ -19,7 +19,7 @@ from app.config import Settings
 from app.domain import bands, compat, rank, spot
 from app.domain import cost as costs
 from app.domain.evaluate import SAVER_LABELS, hours_text
-from app.domain.figures import sig_figs
+from app.domain.figures import round3, sig_figs
 from app.domain.gpu import GpuSpec
 from app.domain.perf import (
     PerfEstimate,
@@ -75,14 +75,14 @@ def memory_out(mem: object, available: float | None) -> s.MemoryOut:
 def memory_fields(mem: object, available: float | None) -> Fields:
     assert isinstance(mem, MemoryBreakdown)
     return {
-        "required_gb": round(mem.total, 3),
+        "required_gb": round3(mem.total),
         "available_gb": available,
-        "headroom_gb": None if available is None else round(available - mem.total, 3),
+        "headroom_gb": None if available is None else round3(available - mem.total),
         "num_gpus": mem.num_gpus,
         # round(v, 3), a zero as it is (the same value and sign): most parts of an inference
         # breakdown are zero, and round's correctly rounded decimal conversion is ~1 µs a
-        # call (inline: a helper was a Python call for each of a row's eleven parts)
-        "breakdown": {k: v if v == 0.0 else round(v, 3) for k, v in mem.parts().items()},
+        # call (figures.round3 gives its value without it)
+        "breakdown": {k: v if v == 0.0 else round3(v) for k, v in mem.parts().items()},
         "notes": list(mem.notes),
     }
 
@@ -832,7 +832,7 @@ def _alternative_fields(c: rank.Candidate, rate: tuple[float, str] | None = None
         "memory_savers": _saver_labels(c.savers) if c.savers else [],
         "micro_batch": c.micro_batch,
         "accumulation_steps": c.accumulation_steps,
-        "required_gb": round(c.memory.total, 3),
+        "required_gb": round3(c.memory.total),
         "throughput": c.perf.throughput * scale,
         "unit": unit,
         "scaling_efficiency": c.perf.scaling_efficiency,

@@ -720,6 +720,8 @@ class _Proofs:
 
     admitted: list[ev.Admitted]
     ctx: ev.Context
+    # each slot's card in the catalog's columns, where its plan is theirs (its prices there)
+    columns: list[tuple[fleet.Snapshot, int] | None]
     bounds: list[float]  # each slot's loose bound; 0 where no proof may rest on it
     prices: list[float | None]  # its price (``_price``), worked out when asked
     asked: list[bool]
@@ -743,7 +745,8 @@ class _Proofs:
             found = None if snap is None else fleet.bounds_at(snap, ctx, rows, counts)
             for k, t in zip(picked, found or [0.0] * len(picked), strict=True):
                 bounds[k] = t if t < math.inf else 0.0  # 0: no proof rests on it
-        return cls(admitted, ctx, bounds, [None] * n, [False] * n, [False] * n)
+        columns = [c.columns for c in cards]
+        return cls(admitted, ctx, columns, bounds, [None] * n, [False] * n, [False] * n)
 
     def may_prove(self, slots: list[int]) -> bool:
         return any(self.bounds[k] > 0.0 for k in slots)
@@ -766,11 +769,34 @@ class _Proofs:
         whatever its speed; None where it has none, or the job a length."""
         if not self.asked[k]:
             a, acquisition = self.admitted[k], self.ctx.limits.acquisition
-            terms = ev.price_terms(a.config, self.ctx)
+            terms = _upfront_terms(a.config, self.columns[k], self.ctx)
             if terms is not None and ev.time_to_finish_h(a.run, bound) is None:
-                self.prices[k] = costs.upfront_at(terms[0], terms[1], terms[4], acquisition)
+                self.prices[k] = costs.upfront_at(terms[0], terms[1], terms[2], acquisition)
             self.asked[k] = True
         return self.prices[k]
+
+
+def _upfront_terms(
+    config: ev.Configuration, columns: tuple[fleet.Snapshot, int] | None, ctx: ev.Context
+) -> tuple[float | None, float | None, float] | None:
+    """(purchase, per hour, horizon) of ``ev.price_terms(config, ctx)``, None where it has no
+    price: read from the catalog's columns of prices at its count (fleet.count_rates: the same
+    floats, ~3 k instructions less a slot) where its card is in them and it is priced as they
+    price (no offer of its own, one replica)."""
+    if columns is not None and config.offer is None and config.copies == 1:
+        snap, row = columns
+        got = fleet.count_rates(snap, ctx, max(1, config.num_gpus))
+        if got is not None:
+            purchase, hourly, _, hours = got.rates[row].tolist()
+            if purchase != purchase and hourly != hourly:  # NaN: neither price
+                return None
+            return (
+                None if purchase != purchase else purchase,
+                None if hourly != hourly else hourly,
+                hours,
+            )
+    terms = ev.price_terms(config, ctx)
+    return None if terms is None else (terms[0], terms[1], terms[4])
 
 
 def _admitted(
@@ -1087,7 +1113,6 @@ def _every_shown(
     at = np.flatnonzero(runs)
     kept: list[int] = at.tolist()  # the rows of `gpus` that run
     shown = [gpus[i] for i in kept]
-    ns: list[int] = counts[at].tolist()
     configs: list[ev.Configuration | None] = [None] * len(kept)  # None: found by the columns
     found: dict[int, _Planned] = {}
     if planned:
@@ -1110,9 +1135,7 @@ def _every_shown(
         speed = bounds[at]
         rows = list(found)
         speed[rows] = ev.loose_bounds([p.admitted.config for p in found.values()], ctx)
-    known, flat = ev.price_columns(configs, shown, ns, ctx)
-    priced = np.array(known, bool)
-    rates = np.array(flat, np.float64).reshape(len(configs), 4)
+    priced, rates = fleet.price_rows(snap, ctx, at, counts[at], configs, list(found))
     value = np.full(len(configs), np.nan)
     valued = np.flatnonzero(priced & np.isfinite(speed))  # without a price there is no value
     value[valued] = costs.values(
