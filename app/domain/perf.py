@@ -2493,7 +2493,12 @@ def estimate(
         )
     b = work.batch_size
     n = max(1, num_gpus)
-    single = one.step_s
+    # the one-GPU step scaling is measured against runs the same global batch: its optimizer
+    # update, too, once per optimizer step (``least_micro_step_s``), or a one-GPU row with
+    # gradient accumulation read 106 % scaling against a reference that stepped every micro-batch
+    single = (
+        least_micro_step_s(one, one.step_s, accumulation_steps, 1) if work.training else one.step_s
+    )
     layout, group = "", 0
     state = 0.0  # the model-state updates a sharded GPU adds beyond its n-way split (HSDP)
     # what the optimizer update, once per optimizer step, takes off a micro-step's memory

@@ -559,12 +559,31 @@ def _beyond_max_gpus(
     if o.across_nodes:
         beyond += [n for n in NODE_SPANS if n > o.max_gpus]
     model = ctx.work.model
+    assert ctx.work.serving is not None
+    itl = ctx.work.serving.itl_ms_target
     for n in beyond:
         if llm_step.replica_split_error(model, card.profile.decode, n) is not None:
             continue
-        if _fitting(gpu, ctx, card, [(n, range(1, 2))], formats)[0]:
+        fits = _fitting(gpu, ctx, card, [(n, range(1, 2))], formats)[0]
+        # a span whose every decode step outlasts the ITL target at the card's full bandwidth
+        # is no lever: 16 T4s had been offered for a 70B at ITL <= 5 ms, the answer's only advice
+        floors = (decode_floor_ms(gpu, model, c.precision or ctx.work.precision, n) for c in fits)
+        if fits and (itl is None or min(floors) <= itl):
             return n
     return None
+
+
+def decode_floor_ms(gpu: GpuSpec, model: ModelSpec, precision: str, n: int) -> float:
+    """The least time between output tokens a replica of ``n`` ``gpu`` can reach with
+    ``precision`` weights: each decode step reads at least the weights a token passes through
+    (an MoE's active ones; the input embedding is read a row at a time, so it is left out) once,
+    at the cards' full memory bandwidth. A bound below any estimate, no efficiency in it."""
+    if not model.params or not gpu.memory_bandwidth_gbs:
+        return 0.0
+    embedding = (model.vocab_size or 0) * (model.hidden_size or 0)
+    read = max(0.0, model.params_per_token - embedding) / model.params
+    bytes_read = sv.weight_bytes(model, precision) * read
+    return bytes_read / (n * gpu.memory_bandwidth_gbs * 1e9) * 1e3
 
 
 def _more_gpus_words(card: _CardParts, n: int) -> str:

@@ -979,11 +979,11 @@ def _wider(ctx: ev.Context, excluded: list[s.Excluded]) -> dict[int, list[str]]:
 
 
 def _wider_words(wider: Mapping[int, list[str]], max_gpus: int) -> list[str]:
-    """Each GPU count beyond max_gpus that lets a card left out by it hold the model."""
+    """Each GPU count beyond max_gpus that lets a card left out by it hold the model (and, under
+    an ITL target, read its weights fast enough: ``serving_step.decode_floor_ms``)."""
     return [
         f"raise constraints.max_gpus from {max_gpus} to {n} to plan {_and(names)}: "
-        f"{'it holds' if len(names) == 1 else 'they hold'} the model only with {n} GPUs per "
-        "replica"
+        f"{'it needs' if len(names) == 1 else 'they need'} {n} GPUs per replica"
         for n, names in wider.items()
     ]
 
