@@ -1258,6 +1258,17 @@ def closest_first(missed: list[ev.ConfigResult], spec: ServingSpec) -> list[ev.C
     return sorted((r for r in missed if r.serving is not None), key=key)
 
 
+def replicas_needed(res: sv.ServingResult, spec: ServingSpec) -> int | None:
+    """How many replicas of ``res``'s shape carry the asked arrival rate within the share of
+    capacity plans are sized to (sv.replicas_for); None for a closed loop of clients or a shape
+    with no capacity."""
+    rps = spec.requests_per_s
+    if rps is None or res.max_output_tokens_per_s <= 0.0 or spec.output_tokens <= 0:
+        return None
+    per_replica = res.max_output_tokens_per_s / spec.output_tokens / max(1, res.config.replicas)
+    return sv.replicas_for(rps, per_replica)
+
+
 def _scale_out(near: ev.ConfigResult, ctx: ev.Context) -> str:
     """For a rate load no shape within max_gpus carries: how far the closest gets, how many
     replicas of it carry the load within the share of capacity plans are sized to
@@ -1267,11 +1278,10 @@ def _scale_out(near: ev.ConfigResult, ctx: ev.Context) -> str:
     assert near.serving is not None and spec is not None
     res = near.serving.result
     rps, c = spec.requests_per_s, res.config
-    if rps is None or res.max_output_tokens_per_s <= 0.0 or spec.output_tokens <= 0:
+    full = replicas_needed(res, spec)
+    if rps is None or full is None:
         return ""
     reach = res.max_output_tokens_per_s / spec.output_tokens  # requests/s at saturation
-    per_replica = reach / max(1, c.replicas)
-    full = sv.replicas_for(rps, per_replica)
     g = c.gpus_per_replica
     said = (
         f" ({reach:.3g} of {rps:g} requests/s at saturation; {full} replicas of {g} "

@@ -2002,6 +2002,9 @@ class ServingSummaryOut(BaseModel):
     load: str
     relax: list[str] = []
     closest: list[Recommendation] = []
+    # what an empty answer's closest shapes need to carry the load, as the what-if re-ranks it
+    # (app/recommend/serving.py ScaleOut); not part of the wire format
+    _scale: Any = PrivateAttr(default=None)
 
 
 ExclusionCode = Literal[

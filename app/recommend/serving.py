@@ -35,7 +35,13 @@ from app.recommend.rows import (
 )
 from app.recommend.workloads import resolved_out
 from app.shipped.rules import load_efficiency
-from app.vocab import HF_CHECKPOINT_SERVERS, QUANTIZATION_LABELS, RUNTIME_LABELS, RUNTIME_NAMES
+from app.vocab import (
+    HF_CHECKPOINT_SERVERS,
+    MOST_GPUS,
+    QUANTIZATION_LABELS,
+    RUNTIME_LABELS,
+    RUNTIME_NAMES,
+)
 
 CURVES_FOR = 5  # rows that get a throughput-latency curve
 
@@ -874,8 +880,10 @@ def _relax(
     left_out: int = 0,
     wider: Mapping[int, list[str]] | None = None,
     exact: int | None = None,
+    scale: ScaleOut | None = None,
 ) -> list[str]:
-    """What to change when no configuration meets the targets; ``left_out``: cards left out
+    """What to change when no configuration meets the targets (``scale``: the replicas the
+    load needs, ``scale_out``); ``left_out``: cards left out
     for something else than holding the model (a budget, a missing price, the filters);
     ``wider``: the cards max_gpus alone leaves out, by the GPUs a replica of each needs;
     ``exact``: the request's constraints.num_gpus, which fixes the count whatever max_gpus
@@ -918,7 +926,9 @@ def _relax(
                 f"raise the TTFT target{_default_note(spec.ttft_target_default)} to about "
                 f"{ttft:,.0f} ms (the fastest: {best.gpu.name}), or shorten prompts"
             )
-    if any(
+    if scale is not None and scale.replicas is not None:
+        tips.append(f"{more} for more replicas: {scale.words()}")
+    elif any(
         r.result.total_gpus >= cap and serving_step.one_request_meets(r.gpu, r.served, spec, model)
         for r in closest[:3]
     ):
@@ -946,6 +956,60 @@ def _relax(
     elif spec.concurrent_requests is not None:
         tips.append("serve fewer concurrent requests per deployment, or shorter outputs")
     return tips
+
+
+@dataclass(frozen=True)
+class ScaleOut:
+    """The GPU count an empty answer's what-if lifts max_gpus to (whatif._sized_lift): the
+    fewest GPUs per replica a card holds the model on within the ITL floor (``per_replica``,
+    on ``gpu``), times the replicas the asked rate needs (``replicas``; None where no shape
+    within the limits says it yet: the what-if re-ranks on ``per_replica`` first)."""
+
+    gpus: int
+    per_replica: int
+    gpu: str
+    replicas: int | None = None
+
+    def words(self) -> str:
+        r = self.replicas or 1
+        return (
+            f"{r} replica{'s' if r != 1 else ''} of {_gpus(self.per_replica)} ({self.gpu}) "
+            f"carry the rate at {100 * NEAR_CAPACITY:.0f} % of their capacity, {_gpus(self.gpus)}"
+        )
+
+
+def scale_out(
+    closest: list[_Row],
+    spec: ServingSpec,
+    model: ModelSpec,
+    cap: int,
+    wider: Mapping[int, list[str]],
+) -> ScaleOut | None:
+    """The count an expert names when no shape within ``cap`` GPUs carries an arrival rate:
+    replicas of a closest shape whose one request per replica meets the targets (more of
+    them help), on the fewest GPUs; else, where no card holds the model within the ITL floor on
+    ``cap`` (``wider``: serving_step.decode_floor_ms), the fewest GPUs a replica of one that
+    does spans, whose replicas the what-if's re-ranking then counts (a closest shape that
+    one request already misses on is no lever)."""
+    best: ScaleOut | None = None
+    for r in closest[:3]:
+        n = serving_step.replicas_needed(r.result, spec)
+        if n is None:
+            continue
+        g = r.result.config.gpus_per_replica
+        if n * g <= cap or n * g > MOST_GPUS:
+            continue
+        if not serving_step.one_request_meets(r.gpu, r.served, spec, model):
+            continue
+        if best is None or n * g < best.gpus:
+            best = ScaleOut(n * g, g, r.gpu.name, n)
+    if best is not None or spec.requests_per_s is None:
+        return best
+    more = [n for n in wider if cap < n <= MOST_GPUS]
+    if more:
+        n = min(more)
+        return ScaleOut(n, n, _and(wider[n]))
+    return None
 
 
 def _advice(
@@ -1150,15 +1214,25 @@ def answer(
         )
         meets = f"meets {targets} at {load}" if targets else f"carries {load}"
         message = f"No configuration {on} {meets} — {why}."
+        scale = (
+            None
+            if encoder or cons.num_gpus is not None
+            else scale_out(near, spec, work.model, cons.max_gpus, wider)
+        )
+        if scale is not None and scale.replicas is not None:
+            message = message[:-1] + f"; {scale.words()}."
         summary = s.ServingSummaryOut(
             met=False,
             message=message,
             load=load,
             relax=encoder_words.relax(closest, spec, cons.max_gpus, cons.num_gpus)
             if encoder
-            else _relax(closest, work.model, spec, cons.max_gpus, left_out, wider, cons.num_gpus),
+            else _relax(
+                closest, work.model, spec, cons.max_gpus, left_out, wider, cons.num_gpus, scale
+            ),
             closest=[rec(r, i, True) for i, r in enumerate(near, start=1)],
         )
+        summary._scale = scale
     mem = _whole_model(work, top[0] if top else None)
     return s.RecommendationResponse(
         workload=resolved_out(work),

@@ -8,7 +8,7 @@ the pick. Each variation is a full re-rank of the catalog with `limit=1` (a few 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.domain import cost as costs
 from app.domain.evaluate import hours_text
@@ -18,6 +18,9 @@ from app.errors import AppError
 from app.recommend import misfit
 from app.recommend import schemas as s
 from app.vocab import BYTES_PER_ELEMENT, CONV_FAMILIES, TRANSFORMER_FAMILIES, TRANSFORMERS_4BIT
+
+if TYPE_CHECKING:
+    from app.recommend.serving import ScaleOut
 
 Ranker = Callable[[s.RecommendationRequest], s.RecommendationResponse]
 
@@ -303,6 +306,12 @@ def what_if(
     out: list[s.WhatIfOut] = []
     tight = misfit.memory_bound(answer)
     tried = variations(work, request, tight)
+    sized = _sized_lift(request, answer, rank)
+    if sized is not None:
+        # the count the load needs replaces the fixed step (8, 64): up to 8 GPUs had left a
+        # 70B at 20 requests/s with "no single change", up to 64 had picked 24 H100s
+        # (added where no step was tried: 64 GPUs or more asked)
+        tried = [(label, c) for label, c in tried if not count_lifted(label)] + [sized]
     combined = {label: changes for label, changes in tried if misfit.is_combined(label)}
     for label, changes in tried:
         if label in combined and any(v.can_run for v in out if misfit.is_combined(v.change)):
@@ -321,6 +330,48 @@ def what_if(
         if row is not None:
             out.append(row)
     return out
+
+
+# how a sized count lift's label says the replicas (``_nearness`` puts it first)
+RATE_NEEDS = "the rate needs"
+
+
+def _sized_lift(
+    request: s.RecommendationRequest, answer: s.RecommendationResponse, rank: Ranker
+) -> tuple[str, dict[str, Any]] | None:
+    """An empty serving answer's GPU-count lift, sized as an expert sizes it: the fewest GPUs
+    per replica that hold the model within the ITL floor, times the replicas the asked rate
+    needs (serving.scale_out). Where no shape within the limits gave a replica's capacity, the
+    request is re-ranked on the fewest GPUs a replica spans first (again on more, where those
+    replicas miss the ITL target too) and its closest shape counted: the same pipeline, no
+    capacity assumed. None where the answer has rows or fixes its count."""
+    summary = answer.serving
+    cons = request.constraints
+    if summary is None or summary.met or answer.recommendations or cons.num_gpus is not None:
+        return None
+    scale: ScaleOut | None = summary._scale
+    while scale is not None and scale.replicas is None:
+        # each probe spans more GPUs a replica than the last (serving.scale_out), so it ends
+        try:
+            probe = rank(changed_request(request, {"constraints": {"max_gpus": scale.gpus}}))
+        except (AppError, ValueError):
+            return None
+        if probe.recommendations:
+            return (
+                f"up to {scale.gpus} GPUs instead of {cons.max_gpus} (a replica of {scale.gpu} "
+                f"holds the model on {scale.per_replica} GPUs)",
+                {"constraints": {"max_gpus": scale.gpus}},
+            )
+        wider = probe.serving._scale if probe.serving is not None else None
+        scale = wider if wider is None or wider.gpus > scale.gpus else None
+    if scale is None or scale.replicas is None:
+        return None
+    per = f"{scale.per_replica} GPU{'s' if scale.per_replica != 1 else ''}"
+    return (
+        f"up to {scale.gpus} GPUs instead of {cons.max_gpus} ({RATE_NEEDS} {scale.replicas} "
+        f"replica{'s' if scale.replicas != 1 else ''} of {per} on {scale.gpu})",
+        {"constraints": {"max_gpus": scale.gpus}},
+    )
 
 
 def _varied(
@@ -456,7 +507,11 @@ def _nearness(v: s.WhatIfOut) -> tuple[int, int]:
     every change that keeps the asker's way, vendor and budget: "renting as well as buying,
     best RTX A6000 ($5,173 to buy)" had come before a $340 pair of P40s that buys within
     $1,500, as it opens more cards."""
-    if v.change in (BUDGET_LIFTED, DEADLINE_LIFTED) or misfit.ANYWHERE in v.change:
+    if RATE_NEEDS in v.change:
+        # the count an empty serving answer's load needs keeps the load, targets and weights
+        # asked: halving the rate had led "up to 9 GPUs", which carries the rate asked
+        far = -1
+    elif v.change in (BUDGET_LIFTED, DEADLINE_LIFTED) or misfit.ANYWHERE in v.change:
         far = 2
     elif ACQUISITION_LIFTED in v.change or v.change == VENDOR_LIFTED:
         # another vendor's card is not the machine asked about: "any vendor, best 2 × MI100"
