@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import replace
+from pathlib import Path
+from typing import Any
 
 from app.domain import cost, perf, rank
 from app.domain.compat import FeatureRule, FrameworkRule, Rules
@@ -310,3 +313,30 @@ def candidate(gpu: GpuSpec, work: WorkloadSpec, n: int = 1) -> rank.Candidate:
         perf=est,
         cost=cost.estimate_cost(gpu, n, est.throughput, 10.0),
     )
+
+
+@functools.cache
+def _shipped_presets() -> tuple[Any, Any]:
+    from app.recommend.presets import load_presets
+    from app.shipped.rules import load_efficiency
+
+    data = Path(__file__).resolve().parents[2] / "data"
+    return load_presets(data), load_efficiency(data)
+
+
+def preset_inference(preset: str, batch: int = 1, **kw: object) -> WorkloadSpec:
+    """A shipped preset's inference job under eager PyTorch at its own precision, with the
+    shipped efficiency table (its traced operator tables, its runtime rows)."""
+    presets, eff = _shipped_presets()
+    p = presets[preset]
+    args: dict[str, object] = {
+        "model": p.model,
+        "task": "inference",
+        "precision": p.defaults["precision"],
+        "batch_size": batch,
+        "runtime": "pytorch",
+        "preset": preset,
+        "efficiency": eff,
+    }
+    args.update(kw)
+    return WorkloadSpec(**args)  # type: ignore[arg-type]

@@ -15,28 +15,13 @@ from app.catalog.loader import read_gpu_specs
 from app.domain import evaluate as ev
 from app.domain import workload as w
 from app.domain.activations import table_transient
-from app.recommend.presets import load_presets
-from app.shipped.rules import load_efficiency
+from tests.domain.fixtures import preset_inference
 
 DATA = Path(__file__).resolve().parents[2] / "data"
-PRESETS = load_presets(DATA)
 GPUS = {g.slug: g for g in read_gpu_specs(DATA)}
-EFF = load_efficiency(DATA)
 
 
-def _work(preset: str, batch: int = 1, **kw: Any) -> w.WorkloadSpec:
-    p = PRESETS[preset]
-    args: dict[str, object] = {
-        "model": p.model,
-        "task": "inference",
-        "precision": p.defaults["precision"],
-        "batch_size": batch,
-        "runtime": "pytorch",
-        "preset": preset,
-        "efficiency": EFF,
-    }
-    args.update(kw)
-    return w.WorkloadSpec(**args)  # type: ignore[arg-type]
+_work = preset_inference
 
 
 def test_sdxl_decode_is_counted_at_fp32_with_its_upcast_vae() -> None:

@@ -8,20 +8,12 @@ back from the engine."""
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
-
 import pytest
 
 from app.domain import perf
 from app.domain import workload as w
 from app.domain.activations import table_transient, unet_skips
-from app.recommend.presets import load_presets
-from app.shipped.rules import load_efficiency
-
-DATA = Path(__file__).resolve().parents[2] / "data"
-PRESETS = load_presets(DATA)
-EFF = load_efficiency(DATA)
+from tests.domain.fixtures import preset_inference
 
 # SDXL at 1024²: the latent is 128², the down path 128² → 64² → 32²
 H0, H1, H2 = 128 * 128, 64 * 64, 32 * 32
@@ -30,19 +22,7 @@ H0, H1, H2 = 128 * 128, 64 * 64, 32 * 32
 SDXL_SKIPS = 320 * H0 * 3 + 320 * H1 + 640 * H1 * 2 + 640 * H2 + 1280 * H2 * 2
 
 
-def _work(preset: str, batch: int = 1, **kw: Any) -> w.WorkloadSpec:
-    p = PRESETS[preset]
-    args: dict[str, object] = {
-        "model": p.model,
-        "task": "inference",
-        "precision": p.defaults["precision"],
-        "batch_size": batch,
-        "runtime": "pytorch",
-        "preset": preset,
-        "efficiency": EFF,
-    }
-    args.update(kw)
-    return w.WorkloadSpec(**args)  # type: ignore[arg-type]
+_work = preset_inference
 
 
 def test_sdxl_unet_holds_its_down_path_for_the_up_path() -> None:
