@@ -253,3 +253,13 @@ def recommend_with(catalog: Any, body: dict[str, Any]) -> Any:
 
     req = schemas.RecommendationRequest.model_validate(body)
     return service.recommend(req, catalog[0], catalog[2], offers=catalog[1])
+
+
+def summary_of(response: Any) -> Any:
+    """The answer's verdict as the service writes it (orchestrate.recommend_for), under the
+    shipped framework rules' setup notes."""
+    from app.domain.compat import setup_notes
+    from app.recommend.summary import answer_summary
+    from app.shipped.rules import load_rules
+
+    return answer_summary(response, setup_notes(load_rules()))

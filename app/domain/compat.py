@@ -96,6 +96,13 @@ class Rules:
 MEMO_SIZE = 50_000  # entries per Rules; a catalog of thousands × a few dozen questions
 
 
+def setup_notes(rules: Rules) -> frozenset[str]:
+    """The framework rules' caveats (``FrameworkRule.caveat``: the build a backend runs where it
+    is not the framework's usual one, tensorflow-rocm, JAX's ROCm plugin): how to set the card
+    up, which a row's warnings say, not a limit of the estimate."""
+    return frozenset(r.caveat for r in rules.frameworks if r.caveat)
+
+
 def remember(rules: Rules, key: tuple[object, ...], value: object) -> None:
     if len(rules._memo) >= MEMO_SIZE:
         rules._memo.clear()  # edits leave stale keys behind; start afresh rather than grow

@@ -12,7 +12,7 @@ from app.bench.report import BenchReport
 from app.catalog import service as catalog
 from app.config import Settings
 from app.db import Snapshots
-from app.domain import fleet, perf
+from app.domain import compat, fleet, perf
 from app.domain.calibration import Calibration, Efficiencies, merge
 from app.domain.cost import GpuOffers
 from app.domain.gpu import GpuSpec
@@ -199,7 +199,7 @@ def recommend_for(
         rows += response.serving.closest
     _mark_stale(rows, offers.stale_cutoff(settings))
     _add_deploy(response, settings)
-    response.summary = answer_summary(response)
+    response.summary = answer_summary(response, compat.setup_notes(rules))
     return response
 
 

@@ -3,7 +3,6 @@ runner-up and the main caveat — what a reader takes away before the table."""
 
 from __future__ import annotations
 
-import functools
 import re
 
 from app.domain import bands
@@ -19,7 +18,6 @@ from app.recommend import deadline, misfit
 from app.recommend import schemas as s
 from app.recommend.quality import AS_RELEASED, PUBLISHER_OWN
 from app.recommend.whatif import best_config, config_name, deadline_first, kinds_of_gpu
-from app.shipped.rules import load_rules
 from app.vocab import PEFT_LABELS, TORCH_PROGRAM_RUNTIMES, TRAINING_TASKS, runtime_name
 
 # Names that open a row's words (a GPU's maker or line: "Apple M3 Ultra …", "Intel Arc B580 …",
@@ -482,15 +480,6 @@ _LEANS_HIGH = bands.LEANS_HIGH
 _CONV_LIBRARY = re.compile(r"convolutions run (\w+)")
 
 
-@functools.cache
-def _setup_notes() -> frozenset[str]:
-    """The framework rules' caveats (data/frameworks.yaml ``caveat``: the build a backend runs
-    where it is not the framework's usual one, tensorflow-rocm, JAX's ROCm plugin): how to set
-    the card up, which a row's warnings say, not a limit of the estimate. An experimental
-    rule's own words lead earlier (``_EXPERIMENTAL``)."""
-    return frozenset(r.caveat for r in load_rules().frameworks if r.caveat)
-
-
 def _leaning(row: s.Recommendation) -> str | None:
     """'its speed is likely overstated: no published result from this vendor (MIOpen, not
     cuDNN); the range is 347–1,417 images/s' where the row's band says its estimate leans high
@@ -536,7 +525,9 @@ def _deadline_risk(row: s.Recommendation, answer: s.RecommendationResponse) -> s
     )
 
 
-def _caveat(row: s.Recommendation, answer: s.RecommendationResponse) -> str | None:
+def _caveat(
+    row: s.Recommendation, answer: s.RecommendationResponse, setup_notes: frozenset[str]
+) -> str | None:
     target = answer.workload.latency_target_ms
     if target is not None and row.meets_latency_target is False and row.latency_ms is not None:
         # rows that miss the target rank after every one that meets it: the pick missing it
@@ -582,7 +573,7 @@ def _caveat(row: s.Recommendation, answer: s.RecommendationResponse) -> str | No
         if text.endswith((AS_RELEASED, PUBLISHER_OWN)):
             # the model's own released weights (gpt-oss's MXFP4): no quality cost, no caveat
             continue
-        if lean is not None and (text.startswith(_PRICE_SCOPE) or text in _setup_notes()):
+        if lean is not None and (text.startswith(_PRICE_SCOPE) or text in setup_notes):
             # a price's scope is said in the row, and so is which build of the framework to
             # install; a speed the engine says leans high is the pick's risk, what limits the
             # answer itself (TensorFlow on an RX 9070 had led with tensorflow-rocm's wheels)
@@ -696,7 +687,12 @@ def _diffusion_said(m: s.ModelOut, distilled: bool = False) -> list[str]:
     return out
 
 
-def answer_summary(answer: s.RecommendationResponse) -> s.AnswerSummaryOut:
+def answer_summary(
+    answer: s.RecommendationResponse, setup_notes: frozenset[str]
+) -> s.AnswerSummaryOut:
+    """The verdict and the assumptions line. ``setup_notes``: the framework rules' caveats
+    (compat.setup_notes: how to set a card up, which a row's warnings say), which give way to
+    a speed the engine says leans high."""
     rows = answer.recommendations
     if not rows:
         # the change the empty answer names first (empty.nearest: within the budget, then the
@@ -780,14 +776,19 @@ def answer_summary(answer: s.RecommendationResponse) -> s.AnswerSummaryOut:
     if short:
         sentence += f" {short}."
     return s.AnswerSummaryOut(
-        sentence=_closed(sentence, top, answer), assumptions=_assumptions(answer)
+        sentence=_closed(sentence, top, answer, setup_notes), assumptions=_assumptions(answer)
     )
 
 
-def _closed(sentence: str, top: s.Recommendation, answer: s.RecommendationResponse) -> str:
+def _closed(
+    sentence: str,
+    top: s.Recommendation,
+    answer: s.RecommendationResponse,
+    setup_notes: frozenset[str],
+) -> str:
     """The verdict with its endings: the pick's main caveat, then whether a price it quotes
     is stale (said here, so the API, the CLI and the page say it alike)."""
-    caveat = _caveat(top, answer)
+    caveat = _caveat(top, answer, setup_notes)
     if caveat:
         sentence += f" Caveat: {mid_sentence(caveat)}."
     stale = _stale_quoted(sentence, answer)

@@ -122,14 +122,14 @@ def test_the_table_gives_the_verdict_and_memory_in_the_units_its_explanation_rea
     from app.domain.units import gib, vram
     from app.recommend import schemas as s
     from app.recommend import service
-    from app.recommend.summary import answer_summary
     from tests.domain.fixtures import A100, H100, RULES
+    from tests.support import summary_of
 
     request = s.RecommendationRequest.model_validate(
         {"workload": {"preset": "llama-3-8b", "task": "inference", "batch_size": 8}}
     )
     response = service.recommend(request, [A100, H100], RULES)
-    response.summary = answer_summary(response)
+    response.summary = summary_of(response)
     console = Console(record=True, width=2000)
     render(response, console)
     text = console.export_text()
@@ -210,15 +210,15 @@ def test_an_80_column_table_folds_figures_and_a_buyer_sees_no_rented_hour() -> N
     from app.cli.recommend import render
     from app.recommend import schemas as s
     from app.recommend import service
-    from app.recommend.summary import answer_summary
     from tests.domain.fixtures import A100, H100, RTX4090, RULES
+    from tests.support import summary_of
 
     request = s.RecommendationRequest.model_validate(
         {"workload": {"preset": "llama-3-8b", "task": "inference", "batch_size": 8},
          "constraints": {"acquisition": "buy"}}
     )  # fmt: skip
     response = service.recommend(request, [A100, H100, RTX4090], RULES)
-    response.summary = answer_summary(response)
+    response.summary = summary_of(response)
     console = Console(record=True, width=80)
     render(response, console)
     text = console.export_text()

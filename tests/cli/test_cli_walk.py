@@ -13,8 +13,8 @@ from app.config import Settings
 from app.domain.evaluate import hours_text
 from app.recommend import schemas as s
 from app.recommend import service
-from app.recommend.summary import answer_summary
 from tests.domain.fixtures import A100, H100, RULES
+from tests.support import summary_of
 
 
 @pytest.fixture(autouse=True)
@@ -48,7 +48,7 @@ def test_the_table_gives_time_to_finish_as_the_verdict_and_the_unit_once() -> No
         {"workload": {"preset": "mistral-7b", "task": "fine-tuning", "peft": "qlora"}}
     )
     response = service.recommend(request, [A100, H100], RULES)
-    response.summary = answer_summary(response)
+    response.summary = summary_of(response)
     console = Console(record=True, width=2000)
     render(response, console)
     text = console.export_text()

@@ -30,9 +30,9 @@ def test_the_head_line_names_the_peft(peft: str, said: str | None) -> None:
 
 
 def test_the_assumptions_line_names_the_peft_in_words() -> None:
-    from app.recommend.summary import answer_summary
+    from tests.support import summary_of
 
     body = {"workload": {"preset": "llama-3-8b", "task": "fine-tuning", "peft": "qlora"}}
     response = service.recommend(s.RecommendationRequest.model_validate(body), [A100, H100], RULES)
-    said = answer_summary(response).assumptions
+    said = summary_of(response).assumptions
     assert ", QLoRA (4-bit base), " in said and "qlora" not in said, said

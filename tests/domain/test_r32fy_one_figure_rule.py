@@ -16,8 +16,8 @@ from app.domain.figures import sig_figs
 from app.numbers import sig_figs as numbers_sig_figs
 from app.recommend import schemas as s
 from app.recommend import service
-from app.recommend.summary import answer_summary
 from app.web.templating import num
+from tests.support import summary_of
 
 
 @pytest.mark.parametrize(
@@ -37,6 +37,6 @@ def test_a_training_summary_gives_the_rows_figure(shipped_catalog: Any) -> None:
         s.RecommendationRequest.model_validate(body), gpus, rules, offers=offers
     )
     top = answer.recommendations[0]
-    said = re.search(r"runs ([\d,.]+) images/s", answer_summary(answer).sentence)
+    said = re.search(r"runs ([\d,.]+) images/s", summary_of(answer).sentence)
     assert said is not None and top.throughput.value >= 1000  # a figure the rule writes whole
     assert said.group(1) == f"{round(top.throughput.value):,}" == num(top.throughput.value)

@@ -13,10 +13,10 @@ from app.domain.evaluate import time_to_finish_h
 from app.recommend import schemas as s
 from app.recommend import service
 from app.recommend.presets import DATA_DIR, default_dataset, load_default_datasets, load_presets
-from app.recommend.summary import answer_summary
 from app.recommend.workloads import resolve_workload, resolved_out
 from app.shipped import yamlio
 from tests.domain.fixtures import A100, H100, RTX4090, RULES, T4
+from tests.support import summary_of
 
 GPUS = [A100, H100, RTX4090, T4]
 
@@ -153,7 +153,7 @@ def test_a_deadline_on_an_assumed_job_size_says_so() -> None:
     answer = service.recommend(req, GPUS, RULES)
     assert any("max_hours judged against an assumed job size" in w for w in answer.warnings)
     # the verdict's assumptions line names the job size as assumed
-    assumptions = answer_summary(answer).assumptions
+    assumptions = summary_of(answer).assumptions
     assert f"samples × 1 epoch ({answer.workload.dataset_basis})" in assumptions
     assert "assumed: 1 M tokens" in assumptions
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from app.recommend import deadline, service
 from app.recommend import schemas as s
-from app.recommend.summary import answer_summary
 from tests.domain.fixtures import A100, H100, RTX4090, RULES
+from tests.support import summary_of
 
 JOB = {"preset": "resnet-50", "task": "training", "batch_size": 1024, "epochs": 90}
 
@@ -58,7 +58,7 @@ def test_empty_answer_verdict_names_more_gpus_not_no_deadline() -> None:
     r = _rank(body | {"objective": "cheapest"})
     assert not r.recommendations and r.deadline is not None and not r.deadline.met
     assert r.empty is not None and r.empty.nearest[0].change == "no deadline"
-    sentence = answer_summary(r).sentence
+    sentence = summary_of(r).sentence
     assert "it needs more GPUs: " in sentence, sentence
     assert "(constraints.max_gpus 256)" in sentence
     assert "no deadline" not in sentence
@@ -71,7 +71,7 @@ def test_empty_answer_keeps_no_deadline_when_no_change_meets_it() -> None:
     limit = _fastest(512) * 0.5
     r = _rank({"workload": JOB, "constraints": {"max_gpus": 64, "max_hours": limit}})
     assert r.deadline is not None and deadline.needs(r.deadline) is None
-    sentence = answer_summary(r).sentence
+    sentence = summary_of(r).sentence
     assert "could with one change: no deadline" in sentence
 
 
@@ -95,7 +95,7 @@ def test_qlora_fit_below_the_upcast_holds_only_without_the_cast() -> None:
     assert mem.available_gb is not None
     # 0.87 GB spare where the cast takes 2.1 GB (Llama 3.1 8B: 2 × 128,256 × 4,096 × 2 bytes)
     top.memory = mem.model_copy(update={"headroom_gb": 0.87})
-    sentence = answer_summary(r).sentence
+    sentence = summary_of(r).sentence
     assert "spare of" in sentence
     assert (
         "only if the embedding and LM head stay 16-bit (prepare_model_for_kbit_training casts "
@@ -110,4 +110,4 @@ def test_qlora_fit_with_room_for_the_upcast_says_nothing_of_it() -> None:
     r = _qlora()
     top = r.recommendations[0]
     top.memory = top.memory.model_copy(update={"headroom_gb": 5.0})
-    assert "prepare_model_for_kbit_training" not in answer_summary(r).sentence
+    assert "prepare_model_for_kbit_training" not in summary_of(r).sentence

@@ -6,8 +6,8 @@ Needs quality.publisher_note's proposed wording and summary.py's PUBLISHER_OWN c
 from __future__ import annotations
 
 from app.recommend import deploy, quality
-from app.recommend.summary import answer_summary
 from tests.recommend.test_servfix_answers import _ask
+from tests.support import summary_of
 
 
 def test_qwen3_235b_fp8_is_the_publishers_checkpoint_beside_its_16_bit_release() -> None:
@@ -31,4 +31,4 @@ def test_qwen3_235b_fp8_is_the_publishers_checkpoint_beside_its_16_bit_release()
         assert "published beside its 16-bit weights" in note
         assert quality.AS_RELEASED not in note and "as the model was released" not in note
     # the publisher's own checkpoint is no caveat of the pick (its MoE layout is)
-    assert "Caveat: quality" not in answer_summary(answer).sentence
+    assert "Caveat: quality" not in summary_of(answer).sentence

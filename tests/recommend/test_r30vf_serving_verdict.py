@@ -10,8 +10,8 @@ import re
 
 from app.recommend import schemas as s
 from app.recommend import service
-from app.recommend.summary import answer_summary
 from tests.domain.fixtures import A100, H100, RULES
+from tests.support import summary_of
 
 LOAD = {"requests_per_s": 4, "prompt_tokens": 1000, "output_tokens": 300}
 
@@ -36,7 +36,7 @@ def test_serving_verdict_names_each_rows_inter_token_latency() -> None:
     assert len(rows) >= 2
     # the premise: a fixed load gives every row one output rate, so the rate cannot tell them
     assert rows[0].throughput.value == rows[1].throughput.value
-    sentence = answer_summary(r).sentence
+    sentence = summary_of(r).sentence
     said = _itl_said(sentence)
     assert len(said) == 2, sentence  # the pick's and the runner-up's
     for got, row in zip(said, rows[:2], strict=True):
@@ -50,4 +50,4 @@ def test_serving_verdict_names_each_rows_inter_token_latency() -> None:
 def test_non_serving_verdict_has_no_inter_token_clause() -> None:
     body = {"workload": {"preset": "llama-3-8b", "task": "inference"}, "objective": "balanced"}
     r = service.recommend(s.RecommendationRequest.model_validate(body), [A100, H100], RULES)
-    assert "a token every" not in answer_summary(r).sentence
+    assert "a token every" not in summary_of(r).sentence

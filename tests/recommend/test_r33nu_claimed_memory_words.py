@@ -14,8 +14,8 @@ from app.domain.units import vram
 from app.recommend import schemas as s
 from app.recommend import service
 from app.recommend.presets import DATA_DIR
-from app.recommend.summary import answer_summary
 from app.shipped.rules import load_rules
+from tests.support import summary_of
 
 
 @pytest.fixture(scope="module")
@@ -30,7 +30,7 @@ def _answer(catalog: tuple[list, object], body: dict, slugs: set[str]) -> s.Reco
 
 
 def _fit(answer: s.RecommendationResponse) -> str:
-    sentence = answer_summary(answer).sentence
+    sentence = summary_of(answer).sentence
     m = re.search(r"fits with [^,]*", sentence)
     assert m, sentence
     return m.group(0)

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from app.recommend import schemas as s
 from app.recommend import service
-from app.recommend.summary import answer_summary
 from tests.domain.fixtures import RTX4090, RULES
+from tests.support import summary_of
 
 
 def _qlora() -> s.RecommendationResponse:
@@ -25,7 +25,7 @@ def _sentence(r: s.RecommendationResponse, sharded_over: int) -> str:
     top = r.recommendations[0]
     # 0.87 GB spare where the cast takes 2.1 GB
     top.memory = top.memory.model_copy(update={"headroom_gb": 0.87, "num_gpus": sharded_over})
-    return answer_summary(r).sentence
+    return summary_of(r).sentence
 
 
 def test_sharded_qlora_pick_says_nothing_of_the_cast() -> None:

@@ -18,8 +18,8 @@ from app.domain.gpu import GpuSpec
 from app.recommend import schemas as s
 from app.recommend import service
 from app.recommend.presets import DATA_DIR
-from app.recommend.summary import answer_summary
 from app.shipped.rules import load_rules
+from tests.support import summary_of
 
 GPUS = {g.slug: g for g in read_gpu_specs(DATA_DIR)}
 RULES = load_rules(DATA_DIR)
@@ -48,7 +48,7 @@ def test_an_amd_cnn_pick_is_closed_with_its_lean_not_its_price_scope() -> None:
     assert "likely overstates" in top.uncertainty.basis
     # the row does carry a price-scope warning, which had been the verdict's caveat
     assert any(w.startswith(("the price ", "electricity ")) for w in top.warnings)
-    sentence = answer_summary(answer).sentence
+    sentence = summary_of(answer).sentence
     caveat = sentence.split("Caveat: ", 1)[1]
     assert caveat.startswith("its speed is likely overstated")
     assert "MIOpen, not cuDNN" in caveat
@@ -61,7 +61,7 @@ def test_an_nvidia_pick_keeps_its_own_caveat(slug: str) -> None:
     answer = _answer(slug)
     (top,) = answer.recommendations
     assert "likely overstates" not in top.uncertainty.basis
-    sentence = answer_summary(answer).sentence
+    sentence = summary_of(answer).sentence
     assert "likely overstated" not in sentence
 
 

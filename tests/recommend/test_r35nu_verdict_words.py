@@ -65,16 +65,16 @@ def test_a_rented_pick_is_not_warned_about_owning_it() -> None:
     rent = SimpleNamespace(usd_per_hour=0.23, spot=False, as_of="2026-11-30", job_usd=None)
     row = _row(1, _buy(2_470.0, 2_470.0, None), rent=rent, cheaper="rent",
                warnings=(OWNED, SECOND_HAND, "bf16 cannot run here: estimated at fp16"))  # fmt: skip
-    assert _caveat(row, _answer("either")) == "bf16 cannot run here: estimated at fp16"
+    assert _caveat(row, _answer("either"), frozenset()) == "bf16 cannot run here: estimated at fp16"
     # nothing else to say: the loose band, as for any pick
     bare = _row(1, _buy(2_470.0, 2_470.0, None), rent=rent, cheaper="rent",
                 warnings=(OWNED, SECOND_HAND))  # fmt: skip
-    assert _caveat(bare, _answer("either")) is None
+    assert _caveat(bare, _answer("either"), frozenset()) is None
 
 
 def test_a_bought_pick_keeps_them() -> None:
     rent = SimpleNamespace(usd_per_hour=0.23, spot=False, as_of="2026-11-30", job_usd=None)
     row = _row(1, _buy(2_470.0, 2_470.0, None), rent=rent, cheaper="buy",
                warnings=(OWNED, SECOND_HAND))  # fmt: skip
-    assert _caveat(row, _answer("either")) == OWNED
-    assert _caveat(row, _answer("buy")) == OWNED
+    assert _caveat(row, _answer("either"), frozenset()) == OWNED
+    assert _caveat(row, _answer("buy"), frozenset()) == OWNED

@@ -9,8 +9,8 @@ import re
 
 from app.recommend import schemas as s
 from app.recommend import service
-from app.recommend.summary import answer_summary
 from tests.domain.fixtures import A100, H100, RULES
+from tests.support import summary_of
 
 
 def _answer(percentile: str) -> s.RecommendationResponse:
@@ -43,7 +43,7 @@ def test_p95_verdict_quotes_the_p95_latencies() -> None:
     r = _answer("p95")
     rows = r.recommendations
     assert len(rows) >= 2
-    sentence = answer_summary(r).sentence
+    sentence = summary_of(r).sentence
     said = _said(sentence)
     assert len(said) == 2, sentence
     for (pct, itl), row in zip(said, rows[:2], strict=True):
@@ -62,7 +62,7 @@ def test_p95_verdict_quotes_the_p95_latencies() -> None:
 
 def test_p50_verdict_keeps_the_means() -> None:
     r = _answer("p50")
-    sentence = answer_summary(r).sentence
+    sentence = summary_of(r).sentence
     said = _said(sentence)
     assert said and all(pct == "" for pct, _ in said), sentence
     top = r.recommendations[0].serving

@@ -11,8 +11,8 @@ from app.domain import evaluate as ev
 from app.recommend import schemas as s
 from app.recommend import service
 from app.recommend.presets import DATA_DIR
-from app.recommend.summary import answer_summary
 from app.shipped.rules import load_rules
+from tests.support import summary_of
 
 GPUS = {g.slug: g for g in read_gpu_specs(DATA_DIR)}
 RULES = load_rules(DATA_DIR)
@@ -42,5 +42,5 @@ def test_a_tight_inference_pick_is_closed_with_its_memory() -> None:
     assert any(w.startswith("the price ") for w in top.warnings)
     tight = [w for w in top.warnings if w.startswith(ev.TIGHT_FIT)]
     assert len(tight) == 1 and "a display on the card" in tight[0]
-    caveat = answer_summary(answer).sentence.split("Caveat: ", 1)[1]
+    caveat = summary_of(answer).sentence.split("Caveat: ", 1)[1]
     assert caveat.startswith(ev.TIGHT_FIT + ":")

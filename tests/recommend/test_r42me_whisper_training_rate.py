@@ -10,8 +10,7 @@ from typing import Any
 import pytest
 
 from app.recommend import schemas as s
-from app.recommend.summary import answer_summary
-from tests.support import recommend_with
+from tests.support import recommend_with, summary_of
 
 
 def _answer(catalog: Any, **workload: Any) -> s.RecommendationResponse:
@@ -50,5 +49,5 @@ def test_the_training_verdict_says_audio_seconds_not_real_time(shipped_catalog: 
     """The verdict had read "about 1,250× real time: 1 h of audio in about 2.9 s" for a
     training pick, a transcription figure that means nothing to a training run."""
     answer = _answer(shipped_catalog, preset="whisper-large-v3", task="fine-tuning")
-    said = answer_summary(answer).sentence
+    said = summary_of(answer).sentence
     assert "s of audio a second" in said and "real time" not in said

@@ -11,7 +11,8 @@ from typing import Any
 
 from app.domain.units import gib
 from app.recommend import schemas as s
-from app.recommend import service, summary
+from app.recommend import service
+from tests.support import summary_of
 
 QLORA = {"preset": "llama-3.1-8b", "task": "fine-tuning", "peft": "qlora"}
 # the words the answer uses (app/recommend/misfit.py), written out: the old code had none
@@ -76,7 +77,7 @@ def test_an_empty_answer_names_the_memory_changes_and_what_each_needs(shipped_ca
     assert need in answer.empty.message
     assert "micro-batch 1" in answer.empty.message.split(need)[1]  # already planned, said
     # the page shows the verdict: the same words, the combined change named as several
-    verdict = summary.answer_summary(answer).sentence
+    verdict = summary_of(answer).sentence
     assert need in verdict and "could with these changes together: " + ALL_512 in verdict
 
 

@@ -8,8 +8,9 @@ from __future__ import annotations
 from typing import Any
 
 from app.recommend import schemas as s
-from app.recommend import service, summary
+from app.recommend import service
 from app.shipped.rules import load_rules
+from tests.support import summary_of
 
 CNN = {"preset": "resnet-50", "task": "training"}
 ROCM_TF = next(
@@ -18,7 +19,7 @@ ROCM_TF = next(
 
 
 def _caveat(answer: s.RecommendationResponse) -> str:
-    return summary.answer_summary(answer).sentence.split(" Caveat: ", 1)[1]
+    return summary_of(answer).sentence.split(" Caveat: ", 1)[1]
 
 
 def _answer(catalog: Any, framework: str) -> s.RecommendationResponse:

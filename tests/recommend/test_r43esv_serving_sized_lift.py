@@ -11,8 +11,7 @@ import re
 from typing import Any
 
 from app.domain import serving as sv
-from app.recommend.summary import answer_summary
-from tests.support import recommend_with
+from tests.support import recommend_with, summary_of
 
 
 def _body(preset: str, rate: float, max_gpus: int) -> dict[str, Any]:
@@ -46,7 +45,7 @@ def _sized(out: Any, max_gpus: int) -> tuple[int, int, int]:
     assert n == replicas * per and first.can_run >= 1 and first.num_gpus is not None
     assert first.num_gpus <= n
     # one message for the JSON, the verdict and the page's list
-    verdict = answer_summary(out).sentence
+    verdict = summary_of(out).sentence
     assert first.change in out.empty.message and first.change in verdict
     return n, replicas, per
 
