@@ -14,7 +14,7 @@ is not offered.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from app.domain.units import gib
@@ -80,6 +80,14 @@ def levers(work: WorkloadSpec, sequenced: bool, tight: bool) -> list[tuple[str, 
 
 def is_combined(label: str) -> bool:
     return label.startswith(ALL_AT_ONCE)
+
+
+def longer_fits(label: str, fitted: Iterable[str]) -> bool:
+    """Whether ``label`` is a combined change tried after one that already let a card hold the
+    job (``fitted``: the changes that did): its sequences are tried longest first, so the
+    shorter ones have nothing more to say and are not tried (what-if rows and an estimate's
+    misfit alike)."""
+    return is_combined(label) and any(is_combined(f) for f in fitted)
 
 
 def kept(rows: list[s.WhatIfOut]) -> list[s.WhatIfOut]:

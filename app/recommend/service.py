@@ -1760,12 +1760,13 @@ def _fits_with(
     )
     tried_here = {"num_gpus", "max_gpus", "allow_4bit"}
     out: list[tuple[int, str]] = []
+    fitted: list[str] = []  # the changes that let the card hold it
     for label, changes in whatif.variations(work, as_ranked, tight=True):
         lifted = changes.get("constraints", {})
         if "objective" in changes or not set(lifted) <= tried_here:
             continue
-        if misfit.is_combined(label) and any(misfit.ALL_AT_ONCE in said for _, said in out):
-            continue  # a longer sequence already fits: the shorter ones say nothing more
+        if misfit.longer_fits(label, fitted):
+            continue
         data = request.model_dump()
         data["workload"] = {**data["workload"], **changes.get("workload", {})}
         data["constraints"] = {**data["constraints"], **lifted}
@@ -1785,6 +1786,7 @@ def _fits_with(
                 said += f" ({gib(mem.required_gb)} GiB of {gib(mem.available_gb)} GiB usable)"
             said += "."
             out.append((row.num_gpus, said))
+            fitted.append(label)
     # the card asked about, alone, first: FLUX.1's LoRA on one RTX 4090 with a 4-bit base
     # had read after "batch 2 instead of 1: 2 × RTX 4090" (a stable sort keeps the list's order)
     return [said for _, said in sorted(out, key=lambda t: t[0])]

@@ -314,8 +314,8 @@ def what_if(
         tried = [(label, c) for label, c in tried if not count_lifted(label)] + [sized]
     combined = {label: changes for label, changes in tried if misfit.is_combined(label)}
     for label, changes in tried:
-        if label in combined and any(v.can_run for v in out if misfit.is_combined(v.change)):
-            continue  # a longer sequence already fits: the shorter ones are not tried
+        if misfit.longer_fits(label, (v.change for v in out if v.can_run)):
+            continue
         row = _varied(request, answer, label, changes, rank, top)
         if row is not None:
             out.append(row)
