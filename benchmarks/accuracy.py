@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import itertools
 import math
 import re
 import statistics
@@ -1878,6 +1879,7 @@ class HeldoutRow:
     source: str = ""  # the row's `source` (else its file's name): one harness, host, version
     inputs: bands.BandInputs | None = None  # what decides the band (benchmark path)
     file: str = ""  # the held-out file's stem: one publication
+    gpus: int = 1  # the GPUs the row's figure is for (a serving row: its replica's)
 
     @property
     def ratio(self) -> float:
@@ -1896,9 +1898,31 @@ class HeldoutScore:
     group_spearman: list[float]  # per group with at least three GPUs
     skipped: list[str]
     group_spearman_tied: list[float] = field(default_factory=list)  # tie_aware_spearman
+    # SUBMISSION_REGIMES: the highest pooled Spearman any one value per configuration (GPU and
+    # group) reaches, the most an engine that prices a configuration once can get, submissions
+    # of one configuration differing by their systems alone (replicate_ceiling); NaN elsewhere
+    spearman_ceiling: float = math.nan
+    # SUBMISSION_REGIMES: the widest spread (max ÷ min - 1) among one configuration's rows
+    replicate_spread: float = math.nan
+    # SUBMISSION_REGIMES: the pooled Spearman per replica (each row's own figure) and its
+    # ceiling, kept in view beside the per-GPU one; NaN elsewhere
+    replica_spearman: float = math.nan
+    replica_ceiling: float = math.nan
 
 
 _LOWER_IS_BETTER = {"latency_ms", "seconds_per_batch", "ttft_ms"}
+
+# Held-out regimes whose rows are one task run on many submitted systems (MLPerf: the closed
+# division fixes model, data set, accuracy target and scenario; each submitter picks the stack,
+# precision and how many GPUs one replica spans). Their rows are replicas of different sizes (an
+# H100 NVL row is a 2-GPU replica, an H200 row a 1-GPU one), so heldout_scores ranks them per
+# GPU — the rate a buyer's plan is sized and priced by (a serving answer meets a load with
+# replicas x GPUs per replica) — not per replica, which set a 2-GPU figure beside 1-GPU ones.
+# Partners' results take their vendor's layout (the file's rule), so rows of one GPU and group
+# are the same configuration to the engine: heldout_scores also reports the most any one value
+# per configuration can reach (``spearman_ceiling``) and their spread, and the per-replica
+# Spearman beside it. The ratio columns are per row and unchanged.
+SUBMISSION_REGIMES = frozenset({"serving-mlperf-offline"})
 
 
 def _heldout_model(row: dict[str, Any], model: ModelSpec) -> ModelSpec:
@@ -2278,6 +2302,7 @@ def evaluate_heldout(
                     row["regime"], _heldout_group(row), gpu.slug, row["metric"],
                     float(row["value"]), pred, lo, hi, basis,
                     str(row.get("source") or path.stem), inputs, path.stem,
+                    int(row.get("num_gpus") or 1),
                 )
             )  # fmt: skip
     return out, skipped
@@ -2287,38 +2312,78 @@ def heldout_scores(
     rows: list[HeldoutRow], skipped: dict[str, list[str]] | None = None
 ) -> list[HeldoutScore]:
     """Per regime: median ratio error, bias, pooled Spearman and Spearman per group (groups of
-    three GPUs or more), all in throughput terms so that a latency and a rate rank alike."""
+    three GPUs or more), all in throughput terms so that a latency and a rate rank alike; a
+    SUBMISSION_REGIMES regime's Spearmans rank per GPU, beside their ceiling."""
     scores = []
     for regime in dict.fromkeys(r.regime for r in rows):
         sub = [r for r in rows if r.regime == regime]
+        per_gpu = regime in SUBMISSION_REGIMES
 
         def rate(r: HeldoutRow, v: float) -> float:
             return 1.0 / v if r.metric in _LOWER_IS_BETTER else v
 
         meas = [rate(r, r.measured) for r in sub]
         pred = [rate(r, r.predicted) for r in sub]
+        # what the Spearmans rank: the rate per GPU where rows are replicas of several sizes
+        rank_meas = [m / r.gpus for m, r in zip(meas, sub, strict=True)] if per_gpu else meas
+        rank_pred = [p / r.gpus for p, r in zip(pred, sub, strict=True)] if per_gpu else pred
         groups: dict[str, list[int]] = {}
         for i, r in enumerate(sub):
             groups.setdefault(r.group, []).append(i)
         scored = [idx for idx in groups.values() if len({sub[i].slug for i in idx}) >= 3]
-        per_group = [spearman([pred[i] for i in idx], [meas[i] for i in idx]) for idx in scored]
+        per_group = [
+            spearman([rank_pred[i] for i in idx], [rank_meas[i] for i in idx]) for idx in scored
+        ]
         tied = [
-            _zero_nan(tie_aware_spearman([pred[i] for i in idx], [meas[i] for i in idx]))
+            _zero_nan(tie_aware_spearman([rank_pred[i] for i in idx], [rank_meas[i] for i in idx]))
             for idx in scored
         ]
+        ceiling = spread = replica = replica_ceiling = math.nan
+        if per_gpu and len(sub) > 2:
+            ceiling, spread = replicate_ceiling(sub, rank_meas)
+            replica, replica_ceiling = spearman(pred, meas), replicate_ceiling(sub, meas)[0]
         scores.append(
             HeldoutScore(
                 regime=regime,
                 n=len(sub),
                 median_ratio=median_ratio(pred, meas),
                 bias=statistics.median(m / p for m, p in zip(meas, pred, strict=True)),
-                spearman=spearman(pred, meas) if len(sub) > 2 else math.nan,
+                spearman=spearman(rank_pred, rank_meas) if len(sub) > 2 else math.nan,
                 group_spearman=[g for g in per_group if math.isfinite(g)],
                 skipped=sorted((skipped or {}).get(regime, [])),
                 group_spearman_tied=[g for g in tied if math.isfinite(g)],
+                spearman_ceiling=ceiling,
+                replicate_spread=spread,
+                replica_spearman=replica,
+                replica_ceiling=replica_ceiling,
             )
         )
     return scores
+
+
+# replicate_ceiling searches every weak order of at most this many configurations (k^k tries)
+CEILING_MAX_CONFIGS = 6
+
+
+def replicate_ceiling(rows: list[HeldoutRow], values: list[float]) -> tuple[float, float]:
+    """(the highest Spearman against ``values`` that any one value per configuration reaches,
+    the widest spread max ÷ min - 1 inside one configuration), a configuration being the rows of
+    one GPU and group: an engine prices a configuration once, so where its rows differ only by
+    the system they were submitted on, none ranks them better. Every weak order of the
+    configurations is tried (ties allowed); NaN past CEILING_MAX_CONFIGS configurations."""
+    by: dict[tuple[str, str], list[float]] = {}
+    for r, v in zip(rows, values, strict=True):
+        by.setdefault((r.slug, r.group), []).append(v)
+    spread = max(max(vs) / min(vs) - 1.0 for vs in by.values())
+    configs = list(by)
+    if len(configs) > CEILING_MAX_CONFIGS:
+        return math.nan, spread
+    keys = [configs.index((r.slug, r.group)) for r in rows]
+    best = max(
+        spearman([float(levels[k]) for k in keys], values)
+        for levels in itertools.product(range(len(configs)), repeat=len(configs))
+    )
+    return best, spread
 
 
 def _print_score_header(width: int) -> None:
@@ -2355,6 +2420,13 @@ def print_heldout(
         _print_score(s, 22)
         if s.skipped:
             print(f"    not scored ({len(s.skipped)}): {', '.join(s.skipped[:4])}")
+        if math.isfinite(s.spearman_ceiling):
+            print(
+                f"    Spearman per GPU (at most {s.spearman_ceiling:.3f} for one value per"
+                f" configuration); per replica {s.replica_spearman:.3f} (at most"
+                f" {s.replica_ceiling:.3f}); one configuration's submissions spread up to"
+                f" {s.replicate_spread:.1%}"
+            )
         regime_rows = [r for r in rows if r.regime == s.regime]
         models = dict.fromkeys(r.group.split()[0] for r in regime_rows)
         for model in models if len(models) > 1 else ():

@@ -39,10 +39,13 @@ def test_the_set_is_priced_and_scored_on_its_own(accuracy) -> None:
     assert len(skipped["serving-mlperf-offline"]) == 3
     assert all("GH200" in label for label in skipped["serving-mlperf-offline"])
     (score,) = accuracy.heldout_scores(rows, skipped)
-    # as scored once: median ratio 1.19, bias 1.18, Spearman 0.55
+    # as scored once: median ratio 1.19, bias 1.18, Spearman 0.55 (per replica); since
+    # 2026-12-07 (r44 mlp) the regime ranks per GPU (accuracy.SUBMISSION_REGIMES): 0.863, the
+    # most one value per configuration reaches; per replica 0.551 is printed beside it
     assert score.median_ratio <= 1.22
     assert 1.11 <= score.bias <= 1.25
-    assert score.spearman >= 0.50
+    assert score.spearman >= 0.85
+    assert score.replica_spearman >= 0.50
     (band,) = accuracy.heldout_band_scores(rows)
     # as scored once: 28 of 29; 27 since 2026-12-06 (ls): the new-source term, re-sized from
     # the tuning and held-out units by --write-bands, went x0.73 -> x0.75 on its low side when
@@ -94,8 +97,9 @@ def test_each_row_is_its_systems_share_per_replica() -> None:
 
 def test_the_engine_ranks_the_four_accelerators_per_gpu_as_measured(accuracy) -> None:
     """Per GPU (a replica's rate over its GPUs) the engine orders B200 (FP4) > H200 > MI325X >
-    H100 NVL as the results do. The pooled Spearman (0.55) ranks replicas: the H100 NVL's
-    two-GPU replica is priced above a one-GPU H200 while it measures below it."""
+    H100 NVL as the results do (the regime's pooled Spearman ranks per GPU since 2026-12-07).
+    Per replica (0.55, printed beside it) the H100 NVL's two-GPU replica is priced above a
+    one-GPU H200 while it measures below it."""
     rows, _ = accuracy.evaluate_heldout(ROOT / "data", [FILE])
     tp = {"h100-nvl": 2}
 
