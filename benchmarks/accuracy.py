@@ -2494,15 +2494,27 @@ def pooled_coverage(scores: list[HeldoutBand]) -> tuple[int, int]:
     return inside, sum(b.n for b in scores)
 
 
+# what the held-out band tables print after a regime whose rows size no new-source term
+OUT_OF_SAMPLE = "  out of sample"
+
+
+def _sample_note(regime: str) -> str:
+    return OUT_OF_SAMPLE if regime in outside_term_regimes() else ""
+
+
 def print_heldout_bands(scores: list[HeldoutBand]) -> None:
     print()
     print(
         "Bands on the held-out set: share of measurements inside the band (in sample for the"
-        " new-source term, which these rows help size: the cross-fitted figure is below)"
+        " new-source term, which these rows help size, but where marked out of sample: files"
+        " that calibrate nothing, NOT_CALIBRATING; the cross-fitted table below has both)"
     )
     print(f"{'regime':22} {'band':7} {'n':>3} {'coverage':>9} {'med.width':>9}")
     for b in scores:
-        print(f"{b.regime:22} {b.band_regime:7} {b.n:3d} {b.coverage:9.0%} ×{b.median_width:8.2f}")
+        print(
+            f"{b.regime:22} {b.band_regime:7} {b.n:3d} {b.coverage:9.0%} ×{b.median_width:8.2f}"
+            + _sample_note(b.regime)
+        )
 
 
 def print_heldout_bands_both(bench: list[HeldoutBand], app: list[HeldoutBand]) -> None:
@@ -2513,7 +2525,8 @@ def print_heldout_bands_both(bench: list[HeldoutBand], app: list[HeldoutBand]) -
     print()
     print(
         "Bands on the held-out set, benchmark path (priors) -> as the app answers (the band "
-        "a row carries; in sample for the new-source term: cross-fitted below)"
+        "a row carries; in sample for the new-source term but where marked out of sample:"
+        " cross-fitted below)"
     )
     print(f"{'regime':22} {'n':>3} {'coverage':>13} {'med.width':>15} {'goal':>5}")
     for b in bench:
@@ -2527,7 +2540,7 @@ def print_heldout_bands_both(bench: list[HeldoutBand], app: list[HeldoutBand]) -
             continue
         print(
             f"{b.regime:22} {b.n:3d} {b.coverage:5.0%} -> {a.coverage:4.0%}"
-            f" ×{b.median_width:5.2f} -> ×{a.median_width:4.2f} {goal:>5}"
+            f" ×{b.median_width:5.2f} -> ×{a.median_width:4.2f} {goal:>5}" + _sample_note(b.regime)
         )
     met = [sum(x.meets_goal for x in xs) for xs in (bench, app)]
     pooled = [pooled_coverage(xs) for xs in (bench, app)]
@@ -2565,6 +2578,31 @@ VLLM_NVIDIA_MOE_FILE = HELDOUT_DIR / "heldout_serving_vllm_nvidia_moe.yaml"
 MLPERF_LLAMA2_FILE = HELDOUT_DIR / "heldout_mlperf_llama2_offline.yaml"
 # held-out files scored but outside the new-source term (benchmarks/band_crossfit.py)
 NOT_CALIBRATING = (SPOTCHECK_FILE, VLLM_NVIDIA_FILE, VLLM_NVIDIA_MOE_FILE, MLPERF_LLAMA2_FILE)
+
+
+def file_regimes(paths: Sequence[Path]) -> frozenset[str]:
+    """The held-out regimes the rows of these files measure (their `regime` fields)."""
+    out: set[str] = set()
+    for path in paths:
+        doc = yamlio.safe_load(path.read_text(encoding="utf-8"))
+        out.update(str(r["regime"]) for r in doc.get("measurements") or ())
+    return frozenset(out)
+
+
+@functools.cache
+def outside_term_regimes(
+    outside: tuple[Path, ...] = NOT_CALIBRATING, directory: Path = HELDOUT_DIR
+) -> frozenset[str]:
+    """The held-out regimes none of whose rows size the new-source term: every held-out file
+    (``directory``'s heldout_*.yaml) that holds them is one of ``outside`` (NOT_CALIBRATING).
+    Their figures in the held-out band tables are out of sample, not in sample as the others'
+    are (the term is sized on those rows too); band_crossfit.print_crossfit scores them under
+    the shipped term, each calibrating file's rows under the term built without it. A regime
+    with rows in a calibrating file too is in sample."""
+    every = sorted(directory.glob(HELDOUT_GLOB))
+    out = [p for p in every if p in outside]
+    rest = [p for p in every if p not in outside]
+    return file_regimes(out) - file_regimes(rest)
 
 
 @dataclass
