@@ -13,7 +13,7 @@ once for each of them.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from operator import attrgetter
 from typing import Any, NamedTuple
@@ -3018,13 +3018,9 @@ def price_columns(
             continue
         if n < 1:  # max(1, n) of a whole count, without the call
             n = 1
-        pricing = None
-        if gpu.slug in offered:  # else no price (_price_basis)
-            # copies over a dataset are priced apart from the shared table (_offer_pricing)
-            apart = n > 1 and (copies or (c is not None and c.copies > 1))
-            pricing = None if apart else table.get((gpu.slug, n))
-            if pricing is None:
-                pricing = _offer_pricing(c or Configuration(gpu, n), n, ctx)
+        # copies over a dataset are priced apart from the shared table (_offer_pricing)
+        apart = n > 1 and (copies or (c is not None and c.copies > 1))
+        pricing = _listed_pricing(gpu, n, c, apart, table, offered, ctx)
         # Pricing's price_known, purchase_usd and usage.hours read in place: a property is a
         # Python call, three for each of ~100 cards (the same expressions, to the last bit)
         if pricing is None or (pricing.rent is None and pricing.buy is None):
@@ -3044,6 +3040,27 @@ def price_columns(
             hours,
         )
     return known, flat
+
+
+def _listed_pricing(
+    gpu: GpuSpec,
+    n: int,
+    config: Configuration | None,
+    apart: bool,
+    table: dict[tuple[str, int], costs.Pricing],
+    offered: Collection[str],
+    ctx: Context,
+) -> costs.Pricing | None:
+    """The offers' price of ``n`` of ``gpu`` (``config``: the configuration, None for the card
+    alone), as ``price_columns`` and ``count_rates`` read it: the request's table's entry,
+    filled where it lacks one, or, ``apart`` (GPUs priced as copies), its own; None where no
+    offer lists the card (_price_basis)."""
+    if gpu.slug not in offered:
+        return None
+    pricing = None if apart else table.get((gpu.slug, n))
+    if pricing is None:
+        pricing = _offer_pricing(config or Configuration(gpu, n), n, ctx)
+    return pricing
 
 
 # ``count_rates``: whether each card has a rental and a purchase price, and its purchase, per
@@ -3081,11 +3098,7 @@ def count_rates(gpus: Sequence[GpuSpec], n: int, ctx: Context) -> CountRates:
     tdp: list[float] = []
     hours: list[float] = []
     for gpu in gpus:
-        pricing = None
-        if gpu.slug in offered:
-            pricing = table.get((gpu.slug, n))
-            if pricing is None:
-                pricing = _offer_pricing(Configuration(gpu, n), n, ctx)
+        pricing = _listed_pricing(gpu, n, None, False, table, offered, ctx)
         if pricing is None or (pricing.rent is None and pricing.buy is None):
             rent.append(False)
             buy.append(False)
