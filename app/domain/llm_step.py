@@ -529,10 +529,12 @@ class Replica:
         )
         return max(self.dense_bytes / self.bw, dense_l)
 
-    def comm(self, tokens: float) -> float:
+    def comm(self, tokens: float, rows: float = 0.0) -> float:
+        """GPU-to-GPU seconds of a step of ``tokens`` tokens whose LM head multiplies ``rows``
+        of them (``step_comm``)."""
         return step_comm(
             tokens, self.hidden, self.layers, self.tp, self.stages, self.tp_link, self.hop_link,
-            self.handoff_bytes,
+            self.handoff_bytes, rows, float(self.model.vocab_size or 0),
         )  # fmt: skip
 
     def parts(
@@ -589,7 +591,7 @@ class Replica:
         work = t_gemm + t_deq + t_moe + t_attn + launch + t_ctx
         passes = pipeline_passes(u, self.stages, self.microbatch_copies, self.stage_share)
         work *= passes
-        comm = self.comm(tokens)
+        comm = self.comm(tokens, self.rows(decode, prefill, prompt))
         # the sampler, once per step over the sequences it samples: every decode and, on
         # average, each prompt the step's chunk completes
         # (GPU time beside the step's weights and KV reads, as the links' is: not in memory_s)
@@ -711,6 +713,19 @@ def busiest_stage_share(layers: int, stages: int, output_unit: bool) -> float:
     return max(map(sub, firsts[1:], firsts[:-1])) / layers
 
 
+# Beyond its layers a tensor-parallel step runs two more collectives (``step_comm``): the
+# vocabulary-parallel input embedding's all-reduce (each GPU looks up its shard of the vocabulary,
+# zeroes the other tokens' rows and sums: vLLM VocabParallelEmbedding.forward, "Reduce across all
+# the model parallel GPUs"; SGLang's layer is adapted from it) and the gather of the LM head's
+# logits, each GPU computing one vocabulary shard's, before sampling (vLLM
+# LogitsProcessor._gather_logits: tensor_model_parallel_gather to rank 0 on CUDA, an all-gather
+# where a platform needs its ranks in lockstep). Each pays the link's latency, like a layer's.
+STEP_COLLECTIVES_SOURCE = (
+    "https://github.com/vllm-project/vllm/blob/main/vllm/model_executor/layers/vocab_parallel_embedding.py",
+    "https://github.com/vllm-project/vllm/blob/main/vllm/model_executor/layers/logits_processor.py",
+)
+
+
 def step_comm(
     tokens: float,
     hidden: int,
@@ -720,15 +735,21 @@ def step_comm(
     tp_link: topology.Link,
     hop_link: topology.Link,
     handoff_bytes: float = 2.0,
+    rows: float = 0.0,
+    vocab: float = 0.0,
 ) -> float:
     """GPU-to-GPU seconds of a step of ``tokens`` tokens on a replica spanning ``tp`` × ``stages``
     GPUs (``Replica.comm``): two all-reduces of the 16-bit activations per layer under tensor
-    parallelism, one hand-off per stage boundary on a layer split (``handoff_bytes`` per
-    hidden value: 4 for llama.cpp's F32 residual stream)."""
+    parallelism, and the step's two beyond its layers (``STEP_COLLECTIVES_SOURCE``): the
+    vocabulary-parallel input embedding's all-reduce of the same activations, and the gather of
+    the LM head's ``rows`` × ``vocab`` 16-bit logits, of which each GPU computed a 1 ÷ tp
+    share; one hand-off per stage boundary on a layer split (``handoff_bytes`` per hidden
+    value: 4 for llama.cpp's F32 residual stream)."""
     size = tokens * hidden * 2.0
     t = 0.0
     if tp > 1:
-        n_ar = 2 * layers
+        # the layers' two all-reduces each and the input embedding's one
+        n_ar = 2 * layers + 1
         # a fabric with a published all-reduce curve at this GPU count: its time by size
         measured = topology.measured_allreduce_s(tp_link, tp, size)
         if measured is not None:
@@ -736,6 +757,9 @@ def step_comm(
         else:
             moved = topology.ring_allreduce_bytes(tp, size) * n_ar
             t += topology.comm_seconds(tp_link, moved, collectives=n_ar)
+        if rows and vocab:
+            # the LM head's logits, gathered from the vocabulary shards
+            t += topology.comm_seconds(tp_link, topology.allgather_bytes(tp, rows * vocab * 2.0))
     if stages > 1:
         t += (stages - 1) * topology.comm_seconds(hop_link, tokens * hidden * handoff_bytes)
     return t
@@ -1873,8 +1897,9 @@ class Columns:
     linked: NDArray[np.bool_]  # GPUs joined by links: the step moves bytes between them
     # every row's K+V values per sequence at a mean context
     kv_values: Callable[[float], Col]
-    # a linked row's GPU-to-GPU seconds for a step of so many tokens (``Replica.comm``)
-    comm_of: Callable[[int, float], float]
+    # a linked row's GPU-to-GPU seconds for a step of so many tokens whose LM head multiplies
+    # so many rows (``Replica.comm``)
+    comm_of: Callable[[int, float, float], float]
     # every row's prompt attention seconds for (prompt tokens, prompt length), the step's or
     # each row's own (``Replica.prompt_attention_s``)
     prompt_attn: Callable[[Col, float], NDArray[np.float64]]
@@ -1979,8 +2004,14 @@ class Columns:
         if not isinstance(passes, float):
             work = work * passes
         comm = np.zeros(len(work))
-        for k in np.flatnonzero(self.linked).tolist():
-            comm[k] = self.comm_of(k, tokens)
+        linked = np.flatnonzero(self.linked).tolist()
+        if linked:
+            # the LM head's rows of the whole step (``Replica.rows``), each row's runtime's
+            every = self.prompt_logits.tolist()
+            for k in linked:
+                comm[k] = self.comm_of(
+                    k, tokens, logit_rows(decode, prefill, prompt, bool(every[k]))
+                )
         t_smp = (decode + (prefill / prompt if prefill and prompt else 0.0)) * self.sampler_s
         gpu = work + comm + t_smp
         seqs = decode + (math.ceil(prefill / prompt) if prefill and prompt else 0.0)
@@ -2107,7 +2138,7 @@ def columns(reps: Sequence[Replica]) -> Columns:
         kv_values=lambda context: np.fromiter(
             (r.kv_at(context) for r in reps), np.float64, len(reps)
         ),
-        comm_of=lambda i, tokens: reps[i].comm(tokens),
+        comm_of=lambda i, tokens, rows: reps[i].comm(tokens, rows),
         prompt_attn=lambda f, prompt: np.fromiter(
             (r.prompt_attention_s(_at(f, i), prompt) for i, r in enumerate(reps)),
             np.float64,
@@ -2284,8 +2315,10 @@ def dense_columns(
         copies = job.replicated * np.maximum(0.0, tp - 1.0)
         rep_bytes, rep_flops = copies * (job.expert_wb or job.wb), 2.0 * copies
 
-    def comm_of(i: int, tokens: float) -> float:
-        return step_comm(tokens, hidden, n_layers, *links[i])
+    vocab = float(job.model.vocab_size or 0)
+
+    def comm_of(i: int, tokens: float, rows: float) -> float:
+        return step_comm(tokens, hidden, n_layers, *links[i], rows, vocab)
 
     # replica()'s prompt attention (``prompt_attention_seconds``): the unfused rows' as one
     # array expression, each fused row's by its card and tensor-parallel GPUs

@@ -634,7 +634,7 @@ def test_a_layer_split_hands_each_boundary_the_hidden_state_in_the_runtimes_byte
     assert r32.parts(*prompt).seconds == pytest.approx(one.parts(*prompt).seconds + want)
     # the array path hands off the same bytes
     _, _, cols = _one_card_columns(RTX4090, LLAMA3_8B, f32, [4.0], gpus=[RTX4090])
-    assert cols.comm_of(0, 512.0) == pytest.approx(r32.comm(512.0))
+    assert cols.comm_of(0, 512.0, 0.0) == pytest.approx(r32.comm(512.0))
 
 
 def test_a_cache_regrown_by_torch_cat_moves_three_times_its_bytes_per_decode_step():

@@ -131,8 +131,13 @@ def test_tensor_parallel_decoding_pays_two_allreduces_per_layer_per_token() -> N
         lk = topology.link(gpu, 2)
 
         def per(tokens: float, lk: topology.Link = lk) -> float:
-            moved = topology.ring_allreduce_bytes(2, tokens * h * 2.0) * 2 * layers
-            return moved / (lk.gbs * 1e9) + 2 * layers * lk.latency_s
+            # two all-reduces a layer and the vocabulary-parallel embedding's one (issue 21,
+            # 2026-12-07), then the gather of the LM head's logits: one row a sequence
+            calls = 2 * layers + 1
+            moved = topology.ring_allreduce_bytes(2, tokens * h * 2.0) * calls
+            vocab = LLAMA3_8B.vocab_size or 0
+            moved += topology.allgather_bytes(2, work.batch_size * vocab * 2.0)
+            return moved / (lk.gbs * 1e9) + (calls + 1) * lk.latency_s
 
         expected = per(work.batch_size * work.seq_len) + (work.output_tokens - 1) * per(
             work.batch_size
@@ -174,7 +179,8 @@ def test_tensor_parallel_steps_on_eight_mi300x_pay_the_measured_all_reduces() ->
     for tokens in (1.0, 256.0, 4096.0):
         t = llm_step.step_comm(tokens, h, layers, 8, 1, lk, lk)
         one = topology.measured_allreduce_s(lk, 8, tokens * h * 2.0)
-        assert one is not None and t == pytest.approx(2 * layers * one)
+        # the layers' two each and the vocabulary-parallel embedding's one
+        assert one is not None and t == pytest.approx((2 * layers + 1) * one)
 
 
 def test_a_pcie_all_reduce_call_costs_more_the_more_gpus_its_ring_holds() -> None:
