@@ -741,11 +741,15 @@ def _gate(gpu: GpuSpec, precision: str, runtime: str | None, ctx: Context) -> Ga
     return out
 
 
-def fp32_speed(gpu: GpuSpec, requested: str, stored: str) -> str:
+def fp32_speed(gpu: GpuSpec, requested: str, stored: str, bound: str = "") -> str:
     """The words of a row that keeps its tensors in 16 bits (``stored``) but whose math the
     estimate runs at the FP32 rate (perf._half_peak: the GPU has no 16-bit math faster than its
     FP32): "estimated at fp16" had stood beside compute_precision fp32 on a Tesla P40, and a
-    reader turning fp16 autocast on for speed gets none."""
+    reader turning fp16 autocast on for speed gets none. ``bound``: what limits the row (an
+    LLM's decode step's, where it has one). Where memory bandwidth does, the 16-bit tensors
+    are half the bytes each step reads, which is what sets its time: "saves memory on it, not
+    time" had led an M4 Max's bandwidth-bound Llama 3.1 8B decode under MLX (bf16 weights
+    read at 410 GB/s, half fp32's bytes), a saving the estimate itself prices."""
     said = (
         f"{gpu.name} has no {requested} support, and no {stored} math faster than its FP32"
         if requested != stored
@@ -753,6 +757,12 @@ def fp32_speed(gpu: GpuSpec, requested: str, stored: str) -> str:
     )
     # (a Pascal GP102/GP104 card, compute capability 6.1, runs fp16 arithmetic at 1/64 of its
     # FP32 rate: CUDA C++ Programming Guide, arithmetic instruction throughput)
+    if bound == "memory bandwidth":
+        return (
+            f"{said}: its math is estimated at FP32 speed (fp32 math, {stored} storage); "
+            f"{stored} still halves the bytes each step reads against fp32, and memory "
+            "bandwidth sets this row's speed, so it saves time here as well as memory"
+        )
     return (
         f"{said}: estimated at FP32 speed (fp32 math, {stored} storage); {stored} saves "
         "memory on it, not time"
@@ -760,7 +770,7 @@ def fp32_speed(gpu: GpuSpec, requested: str, stored: str) -> str:
 
 
 def _with_fp32_speed(
-    warnings: tuple[str, ...], g: Gate, gpu: GpuSpec, mode: str
+    warnings: tuple[str, ...], g: Gate, gpu: GpuSpec, mode: str, bound: str = ""
 ) -> tuple[str, ...]:
     """``warnings`` with the precision words following the math the estimate ran (``mode``,
     its compute_precision): where a 16-bit job runs at the FP32 rate, ``fp32_speed`` in place
@@ -768,7 +778,7 @@ def _with_fp32_speed(
     stored = g.precision
     if mode != "fp32" or stored not in ("fp16", "bf16"):
         return warnings
-    said = fp32_speed(gpu, g.asked or stored, stored)
+    said = fp32_speed(gpu, g.asked or stored, stored, bound)
     if g.precision_note is not None and g.precision_note in warnings:
         return tuple(said if w == g.precision_note else w for w in warnings)
     return (said, *warnings)
@@ -2641,7 +2651,13 @@ def _finish_priced(
         # replica holds the whole model, an HSDP group shards it over the group only (what
         # _split found fits)
         mem = _layout_memory(ctx, a.key, run, g, n, est.shard_group)
-    warnings = _with_fp32_speed(a.warnings, g, gpu, est.compute_precision) if words else ()
+    warnings = (
+        _with_fp32_speed(
+            a.warnings, g, gpu, est.compute_precision, est.decode_bottleneck or est.bottleneck
+        )
+        if words
+        else ()
+    )
     if words and run.peft == "qlora" and n > 1 and est.shard_group != 1:
         # sharding 4-bit weights is what FSDP-QLoRA added; under DDP each GPU loads its whole
         # 4-bit copy as on one card (AnswerDotAI/fsdp_qlora train.py runs QLoRA with --use_ddp)

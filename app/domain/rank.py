@@ -1958,6 +1958,20 @@ def _multi_card_tip(c: Candidate) -> str | None:
             f"llama.cpp splits the layers over the {c.n} cards (--split-mode layer): a token "
             "passes through them one after another, so more cards add memory, not decode speed."
         )
+    if replica_span(g, w, p) == "layers":
+        # Transformers' device_map (accelerate's dispatch) runs the same way: its low
+        # "scaling" is the cards taking turns, not the link (the hand-offs are a few KB a
+        # token), so "an NVLink/NVSwitch part scales better" had named a remedy that buys
+        # nothing (7 × RTX 4090 holding Llama 3.1 70B in bf16: 14 %, its link 0.2 % of the
+        # time)
+        how = vocab.RUNTIME_NAMES.get(p.runtime, p.runtime)
+        mapped = " (device_map)" if p.runtime == "transformers" else ""
+        return (
+            f"{how} places whole layers on each of the {c.n} cards{mapped}: a token "
+            "passes through them one after another, so more cards add memory, not decode "
+            "speed, and a faster link would not change that; a runtime that splits every "
+            "layer (tensor parallel: vLLM, SGLang) puts the cards to work together."
+        )
     lk = topology.link(g, c.n) if c.n > 1 else None
     # a row its own model scales well needs no warning: below the same 85 % for every family
     # (a transformer at 99 % beside "scale better" read as a contradiction)

@@ -511,7 +511,13 @@ def _nearness(v: s.WhatIfOut) -> tuple[int, int]:
         # the count an empty serving answer's load needs keeps the load, targets and weights
         # asked: halving the rate had led "up to 9 GPUs", which carries the rate asked
         far = -1
-    elif v.change in (BUDGET_LIFTED, DEADLINE_LIFTED) or misfit.ANYWHERE in v.change:
+    elif misfit.ANYWHERE in v.change:
+        # the job changed and every limit lifted at once: last, as methodology §6.7y "adv"
+        # says; at the budget's rank it had led an empty answer held off by its $2 job budget
+        # (a LoRA rank and sequence cut, every limit lifted) before "no budget limit", which
+        # runs the job as asked, since it opens more cards
+        far = 3
+    elif v.change in (BUDGET_LIFTED, DEADLINE_LIFTED):
         far = 2
     elif ACQUISITION_LIFTED in v.change or v.change == VENDOR_LIFTED:
         # another vendor's card is not the machine asked about: "any vendor, best 2 × MI100"

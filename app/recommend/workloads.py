@@ -742,8 +742,15 @@ def _gradient_checkpointing(
         # card needs it the engine's saver turns it on and says so
         return False
     inference = task not in TRAINING_TASKS
+    # the preset's checkpointing belongs to its own task's recipe, as its adapters do
+    # (blank_peft): GPT-2 XL's fine-tuning recipe turned full recomputation on for a
+    # pretraining run that fits without it, ~a third more compute on every row, and the
+    # banner said "as fine-tuning recipes run it"; a card that needs it still gets it, as the
+    # engine's saver, said on its row
+    own = d.get("task")
+    carried = own is None or own == task
     return _recipe_checkpointing(task, peft, model) or bool(
-        (d.get("gradient_checkpointing") or False) and not inference
+        (d.get("gradient_checkpointing") or False) and not inference and carried
     )
 
 

@@ -122,7 +122,8 @@ def _task_hints(preset: str, defaults: dict[str, Any], data_dir: Path) -> dict[s
     the blank "Activation checkpointing" does. Read from the resolver, not copied."""
     out: dict[str, dict[str, str]] = {}
     own = defaults.get("batch_size")
-    show = fields_by_name()["batch_size"].show
+    by_name = fields_by_name()
+    show = by_name["batch_size"].show
     for task in TRAINING_TASKS:
         if task == defaults.get("task"):
             continue
@@ -130,8 +131,16 @@ def _task_hints(preset: str, defaults: dict[str, Any], data_dir: Path) -> dict[s
             work, _ = resolve_workload(rs.WorkloadIn(preset=preset, task=task), data_dir)
         except AppError:
             continue  # the task is refused for this preset: the answer says why
+        said: dict[str, str] = {}
         if work.batch_size != own:
-            out[task] = {"batch_size": show(work.batch_size)}
+            said["batch_size"] = show(work.batch_size)
+        # a fine-tuning recipe's checkpointing is not carried into pretraining
+        # (workloads._gradient_checkpointing): "Yes (preset)" had stood over an answer
+        # priced without it (a recipe that turns it on says so itself: RECIPE_ON)
+        if defaults.get("gradient_checkpointing") and not work.gradient_checkpointing:
+            said["gradient_checkpointing"] = by_name["gradient_checkpointing"].show(False)
+        if said:
+            out[task] = said
     return out
 
 

@@ -47,7 +47,10 @@
     var v = function (n) { var el = $("select[name=" + n + "]", form); return el ? el.value : ""; };
     var id = v("preset"), r = recipes[id], task = v("task") || tasks[id] || "";
     var peft = v("peft") || (task !== "training" && r && r[1]) || "none";
-    var hint = (hints[id] || {}).gradient_checkpointing;
+    // the task's own hint first (question_pages._task_hints: a fine-tuning recipe's
+    // checkpointing is not carried into pretraining)
+    var th = ((r && r[2]) || {})[task] || {};
+    var hint = th.gradient_checkpointing || (hints[id] || {}).gradient_checkpointing;
     var family = r ? r[0] : v("family");
     opt.textContent = task === "fine-tuning" && family !== "diffusion" && (peft !== "none" || family === "decoder")
       ? "Yes (fine-tuning default)" : hint ? hint + " (preset)" : "Default";
