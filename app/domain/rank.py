@@ -1429,6 +1429,9 @@ def _low_end_said(c: Candidate, low: float, objective: str) -> str | None:
 
 
 def _versus(c: Candidate, lead: Candidate, objective: str) -> str:
+    if objective not in ("fastest", "cheapest", "best_value"):
+        # balanced: the scores alone (the figures below are the other objectives' words)
+        return _scores_said(c, lead)
     acquisition = c.acquisition
     # the figures each is ranked on (``ranked_figures``): a lead whose band leans high is
     # compared at its range's low end, and says so
@@ -1454,6 +1457,12 @@ def _versus(c: Candidate, lead: Candidate, objective: str) -> str:
             f"{per_dollar(c.work, v)} {_ACQUIRED[acquisition]}; {lead.gpu.name} has no "
             "such price to compare."
         )
+    return _scores_said(c, lead)
+
+
+def _scores_said(c: Candidate, lead: Candidate) -> str:
+    """A row's speed and value scores against the lead's (balanced, and best value where
+    this row has no work per dollar)."""
     figures = (c.speed_score, c.value_score or 0.0, lead.speed_score, lead.value_score or 0.0)
     speed_said, value_said, lead_speed_said, lead_value_said = _scores_apart(figures)
     return (
