@@ -1292,10 +1292,25 @@ _DDP = "data parallel (DDP)"
 _TF_STRATEGY = ("MirroredStrategy", "MultiWorkerMirroredStrategy")
 
 
+# JAX replicates parameters and shards the batch over a device mesh (jax.sharding: jit with a
+# NamedSharding, or the older pmap) and averages gradients with a collective all-reduce
+# (docs.jax.dev "Distributed arrays and automatic parallelization"): a JAX row had read
+# "data parallel (DDP)", PyTorch's class, too
+_JAX_DP = (
+    "data parallel (the batch sharded over a jax.sharding mesh, priced as DDP's gradient "
+    "all-reduce)"
+)
+
+
 def _layout_said(parallelism: str, runtime: str, nodes: int) -> str:
     """The layout as the row's framework names it: a TensorFlow row's data parallelism is a
-    tf.distribute strategy, priced by the same model of an all-reduce of every gradient."""
-    if parallelism != _DDP or not runtime.startswith("tensorflow"):
+    tf.distribute strategy, a JAX row's a sharded batch, each priced by the same model of an
+    all-reduce of every gradient."""
+    if parallelism != _DDP:
+        return parallelism
+    if runtime == "jax":
+        return _JAX_DP
+    if not runtime.startswith("tensorflow"):
         return parallelism
     strategy = _TF_STRATEGY[nodes > 1]
     return f"data parallel (tf.distribute.{strategy}, priced as DDP's gradient all-reduce)"
