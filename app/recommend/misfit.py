@@ -154,6 +154,15 @@ def words(answer: s.RecommendationResponse, said: Callable[[s.WhatIfOut, str], s
     tried = [v for v in answer.what_if or [] if _memory_change(v.change)]
     if not tried:
         return ""
+    within = [v for v in tried if ANYWHERE not in v.change]
+    if not any(v.can_run for v in within) and any(x.code == _SLOW for x in answer.excluded):
+        # cards that hold the job as asked miss the deadline (the message says what would
+        # meet it) and no memory change brings a card in: memory is not what stands in the
+        # way (GPT-2 XL pretraining within 1 h, 108 cards too slow, had closed on "the
+        # cheapest that does, every limit lifted: RTX 4090 … 12.8 days", the laptop and Apple
+        # parts that do not fit read as the obstacle). A budget is another matter: a cheaper
+        # card that a memory change would fit is what the user is after, so it is said.
+        return ""
     planned = next(
         (n.removeprefix(_LEAST).removesuffix(_EACH) for n in answer.memory.notes
          if n.startswith(_LEAST)),
@@ -161,7 +170,6 @@ def words(answer: s.RecommendationResponse, said: Callable[[s.WhatIfOut, str], s
     )  # fmt: skip
     out = f" Memory: as asked it needs {gib(answer.memory.required_gb)} GiB on one GPU"
     out += f", with what the engine already plans: {planned}" if planned else ""
-    within = [v for v in tried if ANYWHERE not in v.change]
     out += "; tried: " + "; ".join(f"{v.change}, {gib(v.required_gb)} GiB" for v in within)
     out += "."
     if any(v.can_run for v in within):
@@ -174,6 +182,8 @@ def words(answer: s.RecommendationResponse, said: Callable[[s.WhatIfOut, str], s
     return out + "."
 
 
+# a card that holds the job as asked and runs it too slowly for the deadline
+_SLOW = "misses_deadline"
 _LEAST = "the least the job needs: "
 _EACH = " (each row gives its own)"
 
