@@ -373,7 +373,7 @@ MULTI_GPU_MODES: tuple[MultiGpu, ...] = get_args(MultiGpu)
 
 #: The weight format of a quantised model (bits per weight live in data, owned by `accuracy`).
 Quantization = Literal[
-    "none", "gptq", "awq", "nf4", "q4_0", "q4_k_m", "q8_0", "mxfp4", "nvfp4"
+    "none", "gptq", "awq", "nf4", "q4_0", "q4_k_m", "q8_0", "mxfp4", "nvfp4", "mlx_4bit"
 ]  # fmt: skip
 QUANTIZATIONS: tuple[Quantization, ...] = get_args(Quantization)
 QUANTIZATION_LABELS: dict[str, str] = {
@@ -386,6 +386,7 @@ QUANTIZATION_LABELS: dict[str, str] = {
     "q8_0": "GGUF Q8_0",
     "mxfp4": "MXFP4",
     "nvfp4": "NVFP4",
+    "mlx_4bit": "MLX 4-bit",
 }
 #: The precision a weight format's weights are stored at (the engine's memory class).
 QUANTIZATION_PRECISION: dict[str, Precision] = {
@@ -399,6 +400,8 @@ QUANTIZATION_PRECISION: dict[str, Precision] = {
     # 16-bit math where the GPU or runtime has no FP4 kernels (llm_step.datapath)
     "mxfp4": "fp4",
     "nvfp4": "fp4",
+    # MLX's own 4-bit (mlx_lm.convert -q): int4 values, a 16-bit scale and bias per 64
+    "mlx_4bit": "int4",
 }
 #: Precisions the engine models only as a named weight format's (NVFP4/MXFP4 weights run as
 #: fp4, app.domain.formats), not yet when asked bare (PrecisionRow.modelled).
@@ -409,6 +412,17 @@ GGUF_FORMATS: tuple[Quantization, ...] = ("q4_0", "q4_k_m", "q8_0")
 #: format gpt-oss is released in, which llama.cpp reads through the same integer-dot kernels as
 #: its Q4 types: ggml-cuda vecdotq.cuh ``vec_dot_mxfp4_q8_1``, fp4 values to int8 by a table)
 LLAMACPP_FORMATS: tuple[Quantization, ...] = (*GGUF_FORMATS, "mxfp4")
+#: MLX's own weight formats (what mlx_lm.convert -q writes, mlx-community's "-4bit" models): a
+#: model in one runs on MLX only, as a GGUF file runs on llama.cpp.
+MLX_FORMATS: tuple[Quantization, ...] = ("mlx_4bit",)
+#: Formats whose bits per weight are a mean over the whole file (data/efficiency.yaml
+#: ``quantization``): GGUF's types (llama-quantize counts every tensor) and MLX's own 4-bit,
+#: which quantises the embeddings and LM head with the rest (formats.MLX_AFFINE_4BIT_BITS).
+WHOLE_FILE_FORMATS: tuple[Quantization, ...] = (*GGUF_FORMATS, *MLX_FORMATS)
+#: The format a runtime stores a bare precision's weights in where that is the runtime's own,
+#: with no format named: MLX at int4 is its affine 4-bit (formats.runtime_bits), so a row says
+#: that format's name and quality cost, not GPTQ/AWQ's.
+RUNTIME_OWN_FORMATS: dict[tuple[str, str], Quantization] = {("mlx", "int4"): "mlx_4bit"}
 # The 4-bit bases QLoRA fine-tuning is modelled on: bitsandbytes' NF4 (the QLoRA paper) and
 # AutoGPTQ's GPTQ Int4 (Qwen's Q-LoRA recipe, the fine-tuning tuning rows' base_quant)
 QLORA_BASES: tuple[Quantization, ...] = ("nf4", "gptq")

@@ -650,10 +650,18 @@ class JobTerms:
         return terms
 
 
+# How a format's quality entry that holds no figure begins (data/quality.yaml measured: false):
+# the tip then says it as it is, not "on the source's own model"
+NO_FIGURE = "no published"
+
+
 def four_bit_quality_format(c: Candidate) -> str:
     """The weight format whose known quality cost the 4-bit tip names (data/quality.yaml's
     key): the GGUF file where the tip names GGUF Q4_K_M first (llama.cpp, a Mac under any
-    runtime but MLX), else the W4A16 int4 of AWQ/GPTQ, as a row running 4-bit weights says."""
+    runtime but MLX), MLX's own 4-bit under MLX, else the W4A16 int4 of AWQ/GPTQ, as a row
+    running 4-bit weights says."""
+    if c.work.runtime == "mlx":
+        return "mlx_4bit"  # the tip names MLX's own 4-bit (FOUR_BIT_FORMATS), not AWQ/GPTQ
     gguf = c.work.runtime == "llama.cpp" or (c.perf.backend == "mps" and c.work.runtime != "mlx")
     return "q4_k_m" if gguf else "int4"
 
@@ -682,7 +690,10 @@ def four_bit_tip(
     as the FP8 tip says its own: a 4-bit suggestion had named no quality trade at all."""
     w, p = c.work, c.perf
     names = four_bit_names(w.runtime, p.backend)
-    said = f" Quality, on the source's own model: {quality}." if quality else ""
+    if quality and quality.startswith(NO_FIGURE):
+        said = f" Quality: {quality}."  # no figure held: there is no source's model to name
+    else:
+        said = f" Quality, on the source's own model: {quality}." if quality else ""
     ratio, read, table, table4 = terms if terms is not None else four_bit_terms(w, p.copies)
     head = f"4-bit weights ({names}) are ~{ratio:.1f}× smaller"
     if (p.decode_bottleneck or p.bottleneck) != "memory bandwidth" or read is None:

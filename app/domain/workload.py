@@ -53,10 +53,11 @@ from app.vocab import (
     CONV_FAMILIES,
     DIFFUSERS_DECODE_RUNTIMES,
     FP32_DECODE_PRESETS,
-    GGUF_FORMATS,
     QUANTIZATION_LABELS,
+    RUNTIME_OWN_FORMATS,
     TRAINING_TASKS,
     TRANSFORMER_FAMILIES,
+    WHOLE_FILE_FORMATS,
     Family,
     Optimizer,
     Peft,
@@ -677,10 +678,11 @@ class WorkloadSpec:
 
     def _own_bits(self) -> float | None:
         """Bits per weight taken as a mean over the whole file: a GGUF format's (llama-quantize
-        counts every tensor, the embeddings and output included), or bits given with no format
-        named (a benchmark's stated figure), or the runtime's own 4-bit format (MLX's affine
+        counts every tensor, the embeddings and output included) or MLX's named 4-bit
+        (vocab.WHOLE_FILE_FORMATS), or bits given with no format named (a benchmark's stated
+        figure), or the runtime's own 4-bit format (MLX's affine
         4-bit quantises the embeddings and LM head too: formats.runtime_bits); None otherwise."""
-        whole_file = self.quantization in GGUF_FORMATS or self.quantization == "none"
+        whole_file = self.quantization in WHOLE_FILE_FORMATS or self.quantization == "none"
         if not whole_file:
             return None
         if self.weight_bits is not None:
@@ -1191,13 +1193,18 @@ def _quantised_note(work: WorkloadSpec) -> str:
     whole file (embeddings and output quantised too), a named format's are per quantised
     weight (embeddings and LM head in 16-bit), a bare precision's its own."""
     kv = "16-bit" if work.kv_format in ("bf16", "fp16") else work.kv_format
-    name = QUANTIZATION_LABELS.get(work.quantization, work.quantization)
-    if work.quantization != "none" and work.own_bits is not None:
+    # a bare precision the runtime stores in its own format (MLX at int4: its affine 4-bit,
+    # embeddings and LM head quantised too) is said as that format
+    fmt = work.quantization
+    if fmt == "none" and work.weight_bits is None:
+        fmt = RUNTIME_OWN_FORMATS.get((work.runtime or "", work.precision), fmt)
+    name = QUANTIZATION_LABELS.get(fmt, fmt)
+    if fmt != "none" and work.own_bits is not None:
         return (
             f"weights in {name} ({work.own_bits:.3g} bits per weight over the whole file, "
             f"embeddings and output included); activations in 16-bit, KV cache in {kv}"
         )
-    if work.quantization != "none" and work.weight_bits is not None:
+    if fmt != "none" and work.weight_bits is not None:
         return (
             f"weights in {name} ({work.weight_bits:.3g} bits per quantised weight); "
             f"embeddings, LM head and activations kept in 16-bit, KV cache in {kv}"

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from app.recommend.presets import DATA_DIR
 from app.shipped import yamlio
-from app.vocab import QUANTIZATION_PRECISION, UNQUANTISED_PRECISIONS
+from app.vocab import QUANTIZATION_PRECISION, RUNTIME_OWN_FORMATS, UNQUANTISED_PRECISIONS
 
 # The weight formats task 'serving' accepts as a request for that format, and the precision
 # the serving planner runs each at.
@@ -26,6 +26,9 @@ SERVING_FORMATS = {"awq": "int4", "gptq": "int4", "nvfp4": "fp4", "mxfp4": "fp4"
 # which it reads on the same integer-dot path (serving.RuntimeProfile.reading), are the ones
 # a request may name
 LLAMACPP_SERVING_FORMATS = {"q4_k_m": "int4", "mxfp4": "int4"}
+# MLX's server takes the formats the default runtimes do (its int4_reads read MXFP4 on its own
+# 4-bit path) and its own affine 4-bit (mlx_4bit, what mlx_lm.convert -q writes)
+MLX_SERVING_FORMATS = {**SERVING_FORMATS, "mlx_4bit": "int4"}
 
 
 # How a row's note ends when its weights are the model's own release: no quality cost to weigh
@@ -52,7 +55,9 @@ def is_release(released: str | None, precision: str, quantization: str | None) -
 def serving_formats(runtime: str | None) -> dict[str, str]:
     """The weight formats a serving request on ``runtime`` may name, each with the precision
     the planner runs it at (None: the default runtimes, vLLM and those the planner picks)."""
-    return LLAMACPP_SERVING_FORMATS if runtime == "llama.cpp" else SERVING_FORMATS
+    if runtime == "llama.cpp":
+        return LLAMACPP_SERVING_FORMATS
+    return MLX_SERVING_FORMATS if runtime == "mlx" else SERVING_FORMATS
 
 
 UNQUANTISED = UNQUANTISED_PRECISIONS
@@ -60,9 +65,17 @@ UNQUANTISED = UNQUANTISED_PRECISIONS
 # The format a runtime runs a bare precision as, where that is one library's own: Transformers'
 # int8 with no format named loads through bitsandbytes (LLM.int8()), whose paper states its own
 # cost; Kurtic et al.'s W8A8-INT figure is vLLM's and TensorRT-LLM's kind of int8, not this.
-RUNTIME_FORMATS = {("transformers", "int8"): "llm_int8"}
+# MLX's int4 with no format named is its own affine 4-bit (vocab.RUNTIME_OWN_FORMATS), whose
+# cost is said as that format's, not GPTQ/AWQ's W4A16 figure.
+RUNTIME_FORMATS: dict[tuple[str, str], str] = {
+    ("transformers", "int8"): "llm_int8",
+    **RUNTIME_OWN_FORMATS,
+}
 # How such a format is named in a row's words (the key is the data file's)
-FORMAT_NAMES = {"llm_int8": "int8 (bitsandbytes LLM.int8())"}
+FORMAT_NAMES = {
+    "llm_int8": "int8 (bitsandbytes LLM.int8())",
+    "mlx_4bit": "MLX 4-bit (affine, group 64, 4.5 bits per weight)",
+}
 
 
 def runtime_format(runtime: str | None, precision: str) -> str | None:
@@ -164,5 +177,18 @@ def cost_note(
             f"quality: {name} weights — no published measurement of {name} on this kind of "
             "model is in the sources here; check its accuracy before relying on it"
         )
+    if (quantization or precision) in _unmeasured(data_dir):
+        # no figure found: the entry says so, and where it looked (data/quality.yaml measured)
+        return f"quality: {name} weights — {hit[0]} (source: {hit[1]})"
     whose = "on the source's own model (yours may lose more or less)"
     return f"quality: {name} weights — {whose}: {hit[0]} (source: {hit[1]})"
+
+
+@cache
+def _unmeasured(data_dir: Path) -> frozenset[str]:
+    """Formats whose entry holds no figure (``measured: false``): what was looked for and not
+    found, said without "on the source's own model" (there is no such model)."""
+    doc = yamlio.safe_load((data_dir / "quality.yaml").read_text(encoding="utf-8")) or {}
+    return frozenset(
+        str(k) for k, v in (doc.get("formats") or {}).items() if v.get("measured") is False
+    )

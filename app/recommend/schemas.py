@@ -831,8 +831,8 @@ class WorkloadIn(_In):
     quantization: Quantization | None = Field(
         default=None,
         title="Weight format",
-        description="Format of a quantised model's weights (GGUF, AWQ, GPTQ, NVFP4, ...); "
-        "blank: the model's published weights, at the precision above.",
+        description="Format of a quantised model's weights (GGUF, AWQ, GPTQ, NVFP4, MLX "
+        "4-bit, ...); blank: the model's published weights, at the precision above.",
         json_schema_extra=ui("workload", tasks=INFERENCE_TASKS),
     )
     serving: ServingIn | None = Field(

@@ -41,6 +41,7 @@ from app.vocab import (
     QUANTIZATION_LABELS,
     RUNTIME_LABELS,
     RUNTIME_NAMES,
+    RUNTIME_OWN_FORMATS,
 )
 
 CURVES_FOR = 5  # rows that get a throughput-latency curve
@@ -1113,6 +1114,11 @@ def _said(
     if named is not None and named[0] == conf.weight_precision:
         # the named format the weights are in (gpt-oss's MXFP4 release, llama.cpp reading it)
         weight_format = named[1]
+    if weight_format in (None, "none"):
+        # a bare precision the runtime stores in its own format (MLX's int4 is its affine
+        # 4-bit: vocab.RUNTIME_OWN_FORMATS), as inference rows say it
+        own_format = RUNTIME_OWN_FORMATS.get((conf.runtime, conf.weight_precision))
+        weight_format = own_format or weight_format
     own = (
         publisher_fp8(preset)
         if conf.weight_precision == "fp8" and conf.runtime in _LOADS_FP8_REPO

@@ -55,6 +55,7 @@ from app.vocab import (
     LLAMACPP_FORMATS,
     LLAMACPP_VULKAN_RUNTIME,
     LLM_RUNTIMES,
+    MLX_FORMATS,
     MODELLED_PRECISIONS,
     MODELLED_TASKS,
     QLORA_BASES,
@@ -1351,17 +1352,7 @@ def _runtime(
                 field="workload.quantization",
             )
         precision = want
-    runtime: str
-    if w.runtime is not None:
-        runtime = w.runtime
-    elif not inference:
-        runtime = defaults.get(task, "pytorch")
-    elif quant in GGUF_FORMATS:
-        runtime = defaults.get("gguf", "llama.cpp")
-    elif model.family == "decoder":
-        runtime = defaults.get("llm-inference", "transformers")
-    else:
-        runtime = defaults.get("inference", "pytorch")
+    runtime = w.runtime if w.runtime is not None else _default_runtime(defaults, task, quant, model)
     if not inference and runtime not in TRAINING_RUNTIMES:
         # not "an inference runtime": MLX and llama.cpp fine-tune too (mlx-lm's LoRA), it is
         # this engine that prices their training nowhere
@@ -1382,9 +1373,24 @@ def _runtime(
         return runtime, quant, precision, own
     if inference:
         refuse_gguf_elsewhere(quant, runtime, task)
+        refuse_mlx_elsewhere(quant, runtime, task)
         quant, precision = _runtime_weights(table, runtime, quant, precision)
     bits = table.bits_per_weight.get(quant) if quant != "none" else None
     return runtime, quant, precision, bits
+
+
+def _default_runtime(defaults: dict[str, str], task: str, quant: str, model: ModelSpec) -> str:
+    """The runtime a job that names none runs on (data/efficiency.yaml default_runtime): a
+    GGUF file on llama.cpp, MLX's own format on MLX (it runs nowhere else), else the task's."""
+    if task != "inference":
+        return defaults.get(task, "pytorch")
+    if quant in GGUF_FORMATS:
+        return defaults.get("gguf", "llama.cpp")
+    if quant in MLX_FORMATS:
+        return "mlx"
+    if model.family == "decoder":
+        return defaults.get("llm-inference", "transformers")
+    return defaults.get("inference", "pytorch")
 
 
 def _check_runtime_family(runtime: str, quant: str, model: ModelSpec) -> None:
@@ -1467,10 +1473,30 @@ def refuse_gguf_elsewhere(quant: str | None, runtime: str | None, task: str) -> 
         )
     elif runtime is None:
         why = "the runtimes the serving planner picks are not modelled running GGUF files"
+    elif runtime == "mlx":
+        why = (
+            "mlx is not modelled running GGUF files; MLX's own 4-bit (what mlx_lm.convert -q "
+            "writes, mlx-community's 4-bit models) is quantization mlx_4bit"
+        )
     else:
         why = f"{runtime} is not modelled running GGUF files"
     on = f" on {runtime}" if runtime else ""
     raise InvalidInput(f"{task}{on}: {fix}; {why}", field="workload.quantization")
+
+
+def refuse_mlx_elsewhere(quant: str | None, runtime: str | None, task: str) -> None:
+    """A 422 on workload.quantization where MLX's own format (mlx_4bit: what mlx_lm.convert -q
+    writes, an affine 4-bit with a 16-bit scale and bias per 64 weights) is named on another
+    runtime (None: serving's default, vLLM): only MLX loads its quantised safetensors, as only
+    llama.cpp runs a GGUF file here."""
+    if quant not in MLX_FORMATS or runtime == "mlx":
+        return
+    on = f" on {runtime}" if runtime else " on the default runtime (vLLM)"
+    raise InvalidInput(
+        f"{task}{on}: {quant} is MLX's own 4-bit format (mlx_lm.convert -q), which only MLX "
+        "runs: set runtime mlx, or name this runtime's own 4-bit format",
+        field="workload.quantization",
+    )
 
 
 def _serving_runtime(w: s.WorkloadIn) -> str:
@@ -1480,6 +1506,7 @@ def _serving_runtime(w: s.WorkloadIn) -> str:
     formats = quality.serving_formats(w.runtime)
     if w.quantization not in (None, "none", *formats):
         refuse_gguf_elsewhere(w.quantization, w.runtime, "serving")
+        refuse_mlx_elsewhere(w.quantization, w.runtime, "serving")
         on = f" on {w.runtime}" if w.runtime else ""
         raise InvalidInput(
             f"serving{on} runs {', '.join(formats)} (or unquantised weights), "
