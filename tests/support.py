@@ -263,3 +263,15 @@ def summary_of(response: Any) -> Any:
     from app.shipped.rules import load_rules
 
     return answer_summary(response, setup_notes(load_rules()))
+
+
+# GPT-2 XL pretrained on 10 B tokens (batch 512 of 1,024), the job two audits asked of
+# session 44 (a fine-tuning recipe's checkpointing, a deadline answer's memory words)
+GPT2_XL_PRETRAIN = {
+    "preset": "gpt2-xl",
+    "task": "training",
+    "seq_len": 1024,
+    "batch_size": 512,
+    "dataset_samples": 10_000_000,
+    "epochs": 1,
+}

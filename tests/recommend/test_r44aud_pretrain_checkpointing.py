@@ -13,16 +13,9 @@ import pytest
 
 from app.recommend import schemas as s
 from app.recommend.workloads import resolve_workload
-from tests.support import recommend_with
+from tests.support import GPT2_XL_PRETRAIN, recommend_with
 
-PRETRAIN = {
-    "preset": "gpt2-xl",
-    "task": "training",
-    "seq_len": 1024,
-    "batch_size": 512,
-    "dataset_samples": 10_000_000,
-    "epochs": 1,
-}
+PRETRAIN = GPT2_XL_PRETRAIN
 
 
 @pytest.mark.parametrize("preset", ["gpt2-xl", "mistral-7b", "qwen2.5-7b"])

@@ -9,16 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.support import recommend_with, summary_of
+from tests.support import GPT2_XL_PRETRAIN, recommend_with, summary_of
 
-PRETRAIN = {
-    "preset": "gpt2-xl",
-    "task": "training",
-    "seq_len": 1024,
-    "batch_size": 512,
-    "dataset_samples": 10_000_000,
-    "epochs": 1,
-}
+PRETRAIN = GPT2_XL_PRETRAIN
 
 
 def test_a_deadline_answer_does_not_blame_memory(shipped_catalog: Any) -> None:
