@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from app.recommend.presets import DATA_DIR
 from app.shipped import yamlio
@@ -85,13 +86,19 @@ def runtime_format(runtime: str | None, precision: str) -> str | None:
 
 
 @cache
+def _doc(data_dir: Path) -> dict[str, Any]:
+    """data/quality.yaml, parsed once per folder (``_table`` and ``_unmeasured`` read it)."""
+    return yamlio.safe_load((data_dir / "quality.yaml").read_text(encoding="utf-8")) or {}
+
+
+@cache
 def _table(
     data_dir: Path, section: str = "formats", family: str | None = None
 ) -> dict[str, tuple[str, str]] | None:
     """format (or KV cache precision, section "kv_cache") → (cost, 'title (url)'); with a
     ``family`` the table ``families`` holds for it (None where it holds none: the language
     models' figures stand)."""
-    doc = yamlio.safe_load((data_dir / "quality.yaml").read_text(encoding="utf-8")) or {}
+    doc = _doc(data_dir)
     sources = doc.get("sources") or {}
     entries = doc.get(section) or {}
     if family is not None:
@@ -188,7 +195,7 @@ def cost_note(
 def _unmeasured(data_dir: Path) -> frozenset[str]:
     """Formats whose entry holds no figure (``measured: false``): what was looked for and not
     found, said without "on the source's own model" (there is no such model)."""
-    doc = yamlio.safe_load((data_dir / "quality.yaml").read_text(encoding="utf-8")) or {}
+    doc = _doc(data_dir)
     return frozenset(
         str(k) for k, v in (doc.get("formats") or {}).items() if v.get("measured") is False
     )
